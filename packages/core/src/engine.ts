@@ -1,0 +1,506 @@
+import { OrangeError, TransitionRefused } from './errors.js';
+import { decideExit, type ExitDecision } from './exit-rules.js';
+import { evaluateGuard } from './guard.js';
+import type { ActionContext, Cause, TransitionEvent } from './hooks.js';
+import type { Orange } from './orange.js';
+import { parseSections, setSection } from './sections.js';
+import type { HistoryEvent } from './store/history.js';
+import { assertBranchName, assertProjectName, newTaskId } from './store/names.js';
+import { newTaskMeta } from './store/task-file.js';
+import type { AgentRole, Task, TaskMeta } from './task.js';
+import type { Transition, Workflow } from './workflow/workflow.js';
+import { renderPrompt } from './workflow/prompts.js';
+import { withLock } from './store/lock.js';
+import { join } from 'node:path';
+
+/** Identifies a task on disk. */
+export interface TaskRef {
+  readonly project: string;
+  readonly id: string;
+}
+
+export interface TransitionOptions {
+  readonly cause?: Cause;
+  /** Why (for history and logs), e.g. the exit rule that fired. */
+  readonly reason?: string;
+  /** Makes the call a no-op unless the task is still in this status (idempotent auto-advance). */
+  readonly expectFrom?: string;
+  /** Take the workflow's crash transition (exit monitor at the crash limit): no gate, no guard. */
+  readonly crash?: boolean;
+}
+
+export interface TransitionResult {
+  readonly task: Task;
+  readonly from: string;
+  readonly to: string;
+  /** False when `expectFrom` no longer matched and nothing was done. */
+  readonly changed: boolean;
+  /** Actions that failed after the status was written. */
+  readonly failedHooks: readonly string[];
+}
+
+export interface CreateTaskInput {
+  readonly project: string;
+  readonly branch?: string;
+  readonly summary?: string;
+  /** Creation status; default: the workflow's initial status, or `clarification` for an empty summary. */
+  readonly status?: string;
+  readonly harness?: string | null;
+  readonly reviewHarness?: string | null;
+  readonly effort?: string | null;
+  readonly reviewEffort?: string | null;
+  /** Written as the body's `## Context`. */
+  readonly context?: string;
+  /** Start it now (default true). */
+  readonly spawn?: boolean;
+}
+
+export interface CreateTaskResult {
+  readonly task: Task;
+  /** True when an agent was started (or the start state entered). */
+  readonly spawned: boolean;
+  /** Why a pending task was not started (e.g. the pool is exhausted). */
+  readonly queuedReason?: string;
+}
+
+/** What `Engine.edit` may change; `branch: null` adopts the worktree's current branch. */
+export interface TaskEdit {
+  readonly summary?: string;
+  readonly branch?: string | null;
+}
+
+export interface ExitOutcome {
+  readonly decision: ExitDecision;
+  readonly task: Task;
+}
+
+type Deferred = () => Promise<void>;
+
+/**
+ * The state machine's executor. Every status change, from the CLI or the exit monitor,
+ * goes through `transition` (map → guard → gate → veto → write → actions → reset → history).
+ */
+export class Engine {
+  constructor(private readonly orange: Orange) {}
+
+  /** Requests a status change; throws TransitionRefused (nothing changed) or returns the result. */
+  async transition(ref: TaskRef, to: string, options: TransitionOptions = {}): Promise<TransitionResult> {
+    const deferred: Deferred[] = [];
+    const result = await this.orange.store.withTaskLock(ref.project, ref.id, async () => {
+      const task = await this.readVerified(ref);
+      return this.transitionLocked(task, to, options, deferred);
+    });
+    await this.runDeferred(deferred);
+    return result;
+  }
+
+  /** Reads a task and refuses it if its status disagrees with the ledger (hand-edited status). */
+  async readVerified(ref: TaskRef): Promise<Task> {
+    const task = await this.orange.store.read(ref.project, ref.id);
+    const ledger = await this.orange.store.ledgerStatus(ref.project, ref.id);
+    if (ledger !== null && ledger !== task.meta.status) {
+      throw new OrangeError(
+        'E_TAMPERED',
+        `task ${ref.id}: TASK.md says status "${task.meta.status}" but the ledger says "${ledger}" (edited by hand?); run: orange task repair ${ref.id}`,
+        { file: task.meta.status, ledger },
+      );
+    }
+    return task;
+  }
+
+  /** The legal targets from a task's status (for messages and UIs). */
+  targets(workflow: Workflow, status: string): string[] {
+    return [...new Set(workflow.from(status).map((t) => t.to))];
+  }
+
+  private async transitionLocked(task: Task, to: string, options: TransitionOptions, deferred: Deferred[]): Promise<TransitionResult> {
+    const from = task.meta.status;
+    const cause = options.cause ?? 'request';
+    if (options.expectFrom !== undefined && from !== options.expectFrom) {
+      return { task, from, to: from, changed: false, failedHooks: [] };
+    }
+    const workflow = await this.orange.workflowForProject(task.meta.project);
+    const transition = await this.select(workflow, task, to, options);
+    const event: TransitionEvent = { orange: this.orange, task, workflow, transition, from, to, cause };
+    const veto = await this.orange.hooks.beforeTransition.promise(event);
+    if (typeof veto === 'string' && veto !== '') throw new TransitionRefused('E_VETOED', from, to, veto);
+
+    let current = await this.orange.store.write({ meta: { ...task.meta, status: to }, body: task.body });
+    // The ledger entry follows the write at once: a status of record exists only with it.
+    await this.record(current, { type: 'status.changed', from, to, cause, ...(options.reason ? { reason: options.reason } : {}) });
+    this.orange.log.info('status changed', { task: task.meta.id, project: task.meta.project, from, to, cause });
+
+    const { task: afterHooks, failed } = await this.runActions(current, workflow, transition.hooks, from, to, cause, deferred);
+    current = await this.writeFresh(afterHooks, {
+      crash_count: 0,
+      attention: failed.length > 0 ? `hook${failed.length > 1 ? 's' : ''} failed: ${failed.join(', ')}` : null,
+    });
+    if (cause === 'auto' || cause === 'crash') {
+      const reason = options.reason ?? cause;
+      await this.record(current, { type: 'auto.advanced', from, to, reason });
+      await this.safely('autoAdvanced', () => this.orange.hooks.autoAdvanced.promise({ orange: this.orange, task: current, from, to, reason }));
+    }
+    await this.safely('afterTransition', () => this.orange.hooks.afterTransition.promise({ ...event, task: current }));
+    return { task: current, from, to, changed: true, failedHooks: failed };
+  }
+
+  private async select(workflow: Workflow, task: Task, to: string, options: TransitionOptions): Promise<Transition> {
+    const from = task.meta.status;
+    if (workflow.state(to) === undefined) {
+      throw new TransitionRefused('E_ILLEGAL_TRANSITION', from, to, `"${to}" is not a status of workflow ${workflow.name} (statuses: ${workflow.states.join(', ')})`);
+    }
+    if (workflow.isTerminal(from)) {
+      throw new TransitionRefused('E_ILLEGAL_TRANSITION', from, to, `${from} is terminal`);
+    }
+    const crashOnes = options.crash ? workflow.between(from, to, true) : [];
+    const candidates = crashOnes.length > 0 ? crashOnes : workflow.between(from, to, false);
+    if (candidates.length === 0) {
+      const allowed = this.targets(workflow, from);
+      throw new TransitionRefused(
+        'E_ILLEGAL_TRANSITION',
+        from,
+        to,
+        `not a transition of workflow ${workflow.name}${allowed.length ? ` (from ${from}: ${allowed.join(', ')})` : ''}`,
+      );
+    }
+    if (crashOnes.length > 0) return crashOnes[0] as Transition;
+    const fields = task.meta as Record<string, unknown>;
+    const guarded = candidates.filter((t) => t.parsedGuard === null || evaluateGuard(t.parsedGuard, fields));
+    const chosen = guarded[0];
+    if (chosen === undefined) {
+      const guard = candidates[0]?.parsedGuard;
+      const reason = guard ? `guard "${guard.source}" does not hold (${guard.field} is ${JSON.stringify(fields[guard.field] ?? null)})` : 'no guard holds';
+      throw new TransitionRefused('E_GUARD_FAILED', from, to, reason);
+    }
+    if (chosen.gate !== undefined) {
+      const gate = this.orange.gates.get(chosen.gate);
+      if (!gate) throw new TransitionRefused('E_GATE_FAILED', from, to, `gate "${chosen.gate}" is not registered`);
+      const result = await gate({ task, sections: parseSections(task.body), from, to });
+      if (!result.ok) throw new TransitionRefused('E_GATE_FAILED', from, to, result.reason);
+    }
+    return chosen;
+  }
+
+  /** Runs actions in order; a failure is logged, recorded as `hook.failed`, and the rest still run. */
+  private async runActions(
+    task: Task,
+    workflow: Workflow,
+    actions: readonly string[],
+    from: string | null,
+    to: string,
+    cause: Cause,
+    deferred: Deferred[],
+  ): Promise<{ task: Task; failed: string[] }> {
+    const failed: string[] = [];
+    let current = task;
+    for (const action of actions) {
+      const ctx = this.actionContext(action, () => current, (t) => (current = t), workflow, from, to, cause, deferred);
+      try {
+        const hook = this.orange.hooks.actions.get(action);
+        if (!hook || hook.taps.length === 0) throw new OrangeError('E_NO_PROVIDER', `no plugin provides hook "${action}"`);
+        await hook.promise(ctx);
+      } catch (error) {
+        const err = error instanceof Error ? error : new Error(String(error));
+        failed.push(action);
+        this.orange.log.error('hook failed', { task: current.meta.id, hook: action, from, to, error: err.message });
+        await this.record(current, { type: 'hook.failed', hook: action, from, to, error: err.message });
+        await this.safely('hookFailed', () => this.orange.hooks.hookFailed.promise({ orange: this.orange, task: current, action, error: err }));
+      }
+    }
+    return { task: current, failed };
+  }
+
+  private actionContext(
+    action: string,
+    get: () => Task,
+    set: (t: Task) => void,
+    workflow: Workflow,
+    from: string | null,
+    to: string,
+    cause: Cause,
+    deferred: Deferred[],
+  ): ActionContext {
+    const orange = this.orange;
+    const engine = this;
+    return {
+      action,
+      orange,
+      workflow,
+      from,
+      to,
+      cause,
+      log: orange.log.child(action),
+      get task() {
+        return get();
+      },
+      async update(patch) {
+        const next = await engine.writeFresh(get(), patch);
+        set(next);
+        return next;
+      },
+      async record(event) {
+        await engine.record(get(), event);
+      },
+      prompt: (role, respawn = false) => this.prompt(workflow, get(), role, respawn),
+      defer(fn) {
+        deferred.push(fn);
+      },
+    };
+  }
+
+  /** Renders the prompt for an agent of `role` spawned into the task's current status. */
+  async prompt(workflow: Workflow, task: Task, role: AgentRole, respawn: boolean): Promise<string> {
+    const fields = task.meta as Record<string, unknown>;
+    const state = workflow.state(task.meta.status);
+    const ref = respawn ? (state?.respawnPrompt ?? state?.prompt) : (state?.prompt ?? state?.respawnPrompt);
+    const template =
+      (state?.agent === role || state?.agent === null ? workflow.resolvePrompt(ref, fields) : undefined) ??
+      this.fallbackPrompt(workflow, role, respawn, fields);
+    const text = renderPrompt(template, fields);
+    return this.orange.hooks.prompt.promise(text, { orange: this.orange, task, role, respawn });
+  }
+
+  /** A role's prompt when the current state has none for it (e.g. a worker respawned during review). */
+  private fallbackPrompt(workflow: Workflow, role: AgentRole, respawn: boolean, fields: Record<string, unknown>): string {
+    for (const name of workflow.states) {
+      const state = workflow.state(name);
+      if (state?.agent !== role) continue;
+      const found = workflow.resolvePrompt(respawn ? (state.respawnPrompt ?? state.prompt) : state.prompt, fields);
+      if (found) return found;
+    }
+    return '# Task: {summary}\n\nProject: {project}\nBranch: {branch}\nStatus: {status}\n\nRead TASK.md and continue.\n';
+  }
+
+  /** Creates a task, then (unless `spawn: false`) starts it: pending → start, or the create actions. */
+  async createTask(input: CreateTaskInput): Promise<CreateTaskResult> {
+    const projectName = assertProjectName(input.project);
+    await this.orange.projects.get(projectName);
+    const workflow = await this.orange.workflowForProject(projectName);
+    const summary = (input.summary ?? '').trim();
+    // An empty summary means the requirements are unclear (seed 003), where the workflow has that state.
+    const status = input.status ?? (summary === '' && workflow.state('clarification') ? 'clarification' : workflow.initial);
+    const allowed = Object.keys(workflow.definition.create);
+    if (!allowed.includes(status)) {
+      throw new OrangeError('E_INVALID_INPUT', `a task cannot be created in status "${status}" (allowed: ${allowed.join(', ')})`);
+    }
+    const id = newTaskId();
+    const branch = assertBranchName(input.branch ?? `orange-tasks/${id}`);
+    const meta = newTaskMeta({
+      ...(workflow.definition.fields as Partial<TaskMeta>),
+      id,
+      project: projectName,
+      branch,
+      status,
+      summary,
+      harness: input.harness ?? null,
+      review_harness: input.reviewHarness ?? null,
+      effort: input.effort ?? null,
+      review_effort: input.reviewEffort ?? null,
+    });
+    const body = input.context && input.context.trim() !== '' ? setSection('', 'Context', input.context) : '';
+    // Branch uniqueness needs a project-wide lock: two creates for one branch must not both win.
+    const task = await withLock(join(this.orange.paths.projectTasksDir(projectName), '.create'), `project ${projectName}`, async () => {
+      const { tasks } = await this.orange.store.list(projectName);
+      const holder = tasks.find((t) => t.meta.branch === branch && !workflow.isTerminal(t.meta.status));
+      if (holder) throw new OrangeError('E_TASK_EXISTS', `branch ${branch} already has task ${holder.meta.id} (${holder.meta.status})`);
+      return this.orange.store.create({ meta, body });
+    });
+    this.orange.log.info('task created', { task: id, project: projectName, status, branch });
+    await this.safely('taskCreated', () => this.orange.hooks.taskCreated.promise({ orange: this.orange, task }));
+    if (input.spawn === false) return { task, spawned: false };
+
+    if (status === workflow.initial) {
+      try {
+        const result = await this.transition({ project: projectName, id }, workflow.start, { cause: 'spawn' });
+        return { task: result.task, spawned: true };
+      } catch (error) {
+        if (error instanceof TransitionRefused && error.code === 'E_VETOED') {
+          return { task: await this.orange.store.read(projectName, id), spawned: false, queuedReason: error.details.reason as string };
+        }
+        throw error;
+      }
+    }
+    const hooks = workflow.createHooks(status) ?? [];
+    if (hooks.length === 0) return { task, spawned: false };
+    const deferred: Deferred[] = [];
+    const created = await this.orange.store.withTaskLock(projectName, id, async () => {
+      const { task: after, failed } = await this.runActions(task, workflow, hooks, null, status, 'create', deferred);
+      return failed.length ? this.writeFresh(after, { attention: `hook${failed.length > 1 ? 's' : ''} failed: ${failed.join(', ')}` }) : after;
+    });
+    await this.runDeferred(deferred);
+    return { task: created, spawned: true };
+  }
+
+  /** Starts a waiting task: initial → start (may be vetoed, e.g. when the pool is exhausted). */
+  async spawn(ref: TaskRef): Promise<TransitionResult> {
+    const workflow = await this.orange.workflowForProject(ref.project);
+    const task = await this.orange.store.read(ref.project, ref.id);
+    if (task.meta.status !== workflow.initial) {
+      throw new OrangeError('E_NOT_ALLOWED', `task ${ref.id} is ${task.meta.status}; only a ${workflow.initial} task can be spawned (use respawn for a dead agent)`);
+    }
+    return this.transition(ref, workflow.start, { cause: 'spawn' });
+  }
+
+  /**
+   * Handles the exit of an agent: `spawnId` (from the runtime's exit report) makes it idempotent —
+   * a second report, or a poll that sees the same death, finds the spawn already cleared.
+   */
+  async agentExited(ref: TaskRef, role: AgentRole, spawnId: string | null, source: 'exit' | 'poll' | 'manual'): Promise<ExitOutcome> {
+    const deferred: Deferred[] = [];
+    const outcome = await this.orange.store.withTaskLock(ref.project, ref.id, async (): Promise<ExitOutcome> => {
+      let task = await this.orange.store.read(ref.project, ref.id);
+      const field = role === 'worker' ? 'worker_spawn' : 'reviewer_spawn';
+      const live = task.meta[field];
+      if (live === null || (spawnId !== null && live !== spawnId)) {
+        return { task, decision: { kind: 'ignore', reason: 'this agent exit was already handled' } };
+      }
+      const ledger = await this.orange.store.ledgerStatus(ref.project, ref.id);
+      if (ledger !== null && ledger !== task.meta.status) {
+        this.orange.log.warn('exit ignored: task status disagrees with the ledger', { task: ref.id });
+        return { task, decision: { kind: 'ignore', reason: 'task status disagrees with the ledger' } };
+      }
+      task = await this.writeFresh(task, { [field]: null });
+      await this.record(task, { type: 'agent.exited', role, spawn: live, source, status: task.meta.status });
+      await this.safely('agentExited', () => this.orange.hooks.agentExited.promise({ orange: this.orange, task, role, spawnId: live }));
+      const workflow = await this.orange.workflowForProject(ref.project);
+      const decision = await decideExit(workflow, task, role, this.orange.gates);
+      this.orange.log.info('agent exited', { task: ref.id, role, source, decision: decision.kind, reason: decision.reason });
+      switch (decision.kind) {
+        case 'ignore':
+        case 'mark':
+          return { task, decision };
+        case 'advance': {
+          const result = await this.transitionLocked(task, decision.to, { cause: 'auto', reason: decision.reason, expectFrom: task.meta.status }, deferred);
+          return { task: result.task, decision };
+        }
+        case 'crash':
+        case 'escalate': {
+          task = await this.writeFresh(task, { crash_count: decision.crashCount });
+          await this.record(task, { type: 'agent.crashed', status: task.meta.status, crash_count: decision.crashCount, reason: decision.reason, role });
+          await this.safely('crash', () =>
+            this.orange.hooks.crash.promise({ orange: this.orange, task, status: task.meta.status, crashCount: decision.crashCount, reason: decision.reason }),
+          );
+          if (decision.kind === 'escalate') {
+            const result = await this.transitionLocked(task, decision.to, { cause: 'crash', crash: true, reason: `crash limit reached: ${decision.reason}` }, deferred);
+            return { task: result.task, decision };
+          }
+          if (decision.respawn) {
+            const action = role === 'worker' ? 'spawn_agent' : 'spawn_reviewer';
+            const { task: after, failed } = await this.runActions(task, workflow, [action], task.meta.status, task.meta.status, 'respawn', deferred);
+            task = failed.length ? await this.writeFresh(after, { attention: `hook failed: ${action}` }) : after;
+          }
+          return { task, decision };
+        }
+      }
+    });
+    await this.runDeferred(deferred);
+    return outcome;
+  }
+
+  /**
+   * Starts the responsible agent again for an active task whose agent is dead
+   * (`orange task respawn`). Refused when the agent is still alive.
+   */
+  async respawn(ref: TaskRef): Promise<Task> {
+    const deferred: Deferred[] = [];
+    const task = await this.orange.store.withTaskLock(ref.project, ref.id, async () => {
+      const current = await this.readVerified(ref);
+      const workflow = await this.orange.workflowForProject(ref.project);
+      const status = current.meta.status;
+      if (!workflow.isActive(status)) {
+        throw new OrangeError('E_NOT_ALLOWED', `task ${ref.id} is ${status}; only an active task can be respawned`);
+      }
+      const role: AgentRole = workflow.state(status)?.agent ?? 'worker';
+      const runtime = this.orange.maybeSlot('runtime');
+      if (runtime && (await runtime.snapshot()).isAlive(current.meta, role)) {
+        throw new OrangeError('E_NOT_ALLOWED', `the ${role} of task ${ref.id} is still running; attach with: orange task attach ${ref.id}`);
+      }
+      const actions = [...(current.meta.workspace ? [] : ['acquire_workspace']), role === 'worker' ? 'spawn_agent' : 'spawn_reviewer'];
+      const { task: after, failed } = await this.runActions(current, workflow, actions, status, status, 'respawn', deferred);
+      if (failed.length) {
+        await this.writeFresh(after, { attention: `hook failed: ${failed.join(', ')}` });
+        throw new OrangeError('E_RUNTIME', `respawn of task ${ref.id} failed: ${failed.join(', ')} (see orange log)`);
+      }
+      return this.writeFresh(after, { attention: null });
+    });
+    await this.runDeferred(deferred);
+    return task;
+  }
+
+  /**
+   * Changes a task's summary and/or branch (`orange task update --summary/--branch`). A branch
+   * is renamed in the task's worktree by the workspace provider (which, given `null`, adopts the
+   * branch the agent already switched to); a branch another live task holds is refused.
+   */
+  async edit(ref: TaskRef, changes: TaskEdit): Promise<{ task: Task; changed: string[] }> {
+    return this.orange.store.withTaskLock(ref.project, ref.id, async () => {
+      const task = await this.readVerified(ref);
+      const workflow = await this.orange.workflowForProject(ref.project);
+      const patch: Partial<TaskMeta> = {};
+      if (changes.summary !== undefined && changes.summary.trim() !== task.meta.summary) patch.summary = changes.summary.trim();
+      if (changes.branch !== undefined) {
+        const wanted = changes.branch === null ? null : assertBranchName(changes.branch);
+        if (wanted !== null) {
+          const { tasks } = await this.orange.store.list(ref.project);
+          const holder = tasks.find((t) => t.meta.id !== ref.id && t.meta.branch === wanted && !workflow.isTerminal(t.meta.status));
+          if (holder) throw new OrangeError('E_TASK_EXISTS', `branch ${wanted} already has task ${holder.meta.id} (${holder.meta.status})`);
+        }
+        const provider = this.orange.maybeSlot('workspaces');
+        let branch: string;
+        if (task.meta.workspace && provider?.renameBranch) branch = await provider.renameBranch(task.meta, wanted);
+        else if (wanted !== null) branch = wanted;
+        else throw new OrangeError('E_INVALID_INPUT', `task ${ref.id} has no worktree to read the branch from; name it: --branch NAME`);
+        if (branch !== task.meta.branch) patch.branch = branch;
+      }
+      const changed = Object.keys(patch);
+      if (changed.length === 0) return { task, changed };
+      const written = await this.orange.store.write({ meta: { ...task.meta, ...patch } as TaskMeta, body: task.body });
+      const diff = Object.fromEntries(changed.map((k) => [k, { from: (task.meta as Record<string, unknown>)[k], to: (patch as Record<string, unknown>)[k] }]));
+      await this.record(written, { type: 'task.updated', ...diff });
+      this.orange.log.info('task updated', { task: ref.id, ...diff });
+      return { task: written, changed };
+    });
+  }
+
+  /** Restores a hand-edited status to the ledger's; returns the statuses involved. */
+  async repair(ref: TaskRef): Promise<{ task: Task; from: string; to: string; repaired: boolean }> {
+    return this.orange.store.withTaskLock(ref.project, ref.id, async () => {
+      const task = await this.orange.store.read(ref.project, ref.id);
+      const ledger = await this.orange.store.ledgerStatus(ref.project, ref.id);
+      if (ledger === null || ledger === task.meta.status) return { task, from: task.meta.status, to: task.meta.status, repaired: false };
+      const repaired = await this.orange.store.write({ meta: { ...task.meta, status: ledger }, body: task.body });
+      await this.record(repaired, { type: 'status.repaired', from: task.meta.status, to: ledger });
+      this.orange.log.warn('tampered status repaired', { task: ref.id, from: task.meta.status, to: ledger });
+      return { task: repaired, from: task.meta.status, to: ledger, repaired: true };
+    });
+  }
+
+  /** Re-reads TASK.md (the agent may have edited the body) and writes `patch` over it. Lock held. */
+  private async writeFresh(task: Task, patch: Partial<TaskMeta>): Promise<Task> {
+    const fresh = await this.orange.store.read(task.meta.project, task.meta.id).catch(() => task);
+    const meta = fresh.meta as Record<string, unknown>;
+    // Skipping no-op writes keeps the window in which an agent's own edit of TASK.md could race ours small.
+    const unchanged = fresh.meta.status === task.meta.status && Object.entries(patch).every(([k, v]) => meta[k] === v);
+    if (unchanged) return fresh;
+    return this.orange.store.write({ meta: { ...fresh.meta, status: task.meta.status, ...patch } as TaskMeta, body: fresh.body });
+  }
+
+  private async record(task: Task, event: Omit<HistoryEvent, 'timestamp'>): Promise<void> {
+    await this.orange.store.appendHistory(task.meta.project, task.meta.id, event);
+  }
+
+  private async runDeferred(deferred: Deferred[]): Promise<void> {
+    for (const fn of deferred) {
+      await fn().catch((error: unknown) => this.orange.log.error('deferred action failed', { error: String(error) }));
+    }
+  }
+
+  /** Lifecycle hooks observe; their failures are logged and never undo a transition. */
+  private async safely(hook: string, fn: () => Promise<unknown>): Promise<void> {
+    try {
+      await fn();
+    } catch (error) {
+      this.orange.log.error('lifecycle hook failed', { hook, error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+}

@@ -1,0 +1,81 @@
+export { OrangeError, TransitionRefused, WorkflowInvalid, isOrangeError, type ErrorCode } from './errors.js';
+export { parseGuard, evaluateGuard, guardsOverlap, type Guard, type GuardOperator, type GuardLiteral, type GuardParse } from './guard.js';
+export { parseSections, setSection, type Sections } from './sections.js';
+export { builtinGates, reviewVerdict, gateContext, type Gate, type GateContext, type GateResult, type ReviewVerdict } from './gates.js';
+export { TaskMetaSchema, TASK_ID_PATTERN, type Task, type TaskMeta, type AgentRole } from './task.js';
+export {
+  defineWorkflow,
+  WorkflowSchema,
+  type WorkflowInput,
+  type WorkflowDefinition,
+  type StateDefinition,
+  type TransitionDefinition,
+  type ExitRule,
+  type PromptRef,
+} from './workflow/definition.js';
+export { Workflow, validateWorkflow, type Transition, type WorkflowVocabulary } from './workflow/workflow.js';
+export { defaultWorkflow } from './workflow/default.js';
+export { classicWorkflow } from './workflow/classic.js';
+export { renderPrompt } from './workflow/prompts.js';
+export { decideExit, type ExitDecision } from './exit-rules.js';
+export {
+  Engine,
+  type TaskRef,
+  type TransitionOptions,
+  type TransitionResult,
+  type CreateTaskInput,
+  type CreateTaskResult,
+  type ExitOutcome,
+  type TaskEdit,
+} from './engine.js';
+export {
+  createHooks,
+  type OrangeHooks,
+  type ActionContext,
+  type Cause,
+  type TaskEvent,
+  type TransitionEvent,
+  type HookFailedEvent,
+  type AgentEvent,
+  type CrashEvent,
+  type AutoAdvancedEvent,
+  type PromptEvent,
+} from './hooks.js';
+export {
+  definePlugin,
+  parsePluginOptions,
+  type OrangePlugin,
+  type Runtime,
+  type RuntimeSnapshot,
+  type WorkspaceProvider,
+  type WorkspaceInfo,
+  type GcResult,
+  type Harness,
+  type HarnessRequest,
+  type HarnessCommand,
+  type Scm,
+  type MergeOptions,
+  type PullRequestState,
+  type Slots,
+} from './plugin.js';
+export { Orange, type OrangeOptions } from './orange.js';
+export { defineConfig, loadConfig, configSearchStart, parseConfig, ConfigSchema, CONFIG_SEARCH_PLACES, type OrangeConfig, type OrangeConfigInput, type LoadedConfig } from './config.js';
+export { Logger, LOG_LEVELS, LOG_ROTATE_BYTES, type LogLevel, type LogRecord } from './log.js';
+export { OrangePaths } from './store/paths.js';
+export { TaskStore, type UnreadableTask } from './store/task-store.js';
+export { ProjectStore, ProjectSchema, type Project, type ProjectInput } from './store/projects.js';
+export { parseTaskFile, serializeTask, newTaskMeta } from './store/task-file.js';
+export { appendHistory, readHistory, ledgerStatus, type HistoryEvent } from './store/history.js';
+export { writeFileAtomic } from './store/atomic.js';
+export { withLock } from './store/lock.js';
+export {
+  newTaskId,
+  newSpawnId,
+  projectNameProblem,
+  branchNameProblem,
+  assertProjectName,
+  assertBranchName,
+  assertTaskId,
+} from './store/names.js';
+export { Monitor, type MonitorOptions, type MonitorReport } from './monitor.js';
+export { findExecutable } from './executable.js';

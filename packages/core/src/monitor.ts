@@ -1,0 +1,187 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ExitDecision } from './exit-rules.js';
+import type { Orange } from './orange.js';
+import type { AgentRole, Task } from './task.js';
+import type { Workflow } from './workflow/workflow.js';
+
+export interface MonitorOptions {
+  /** Only this project's tasks; default all. */
+  readonly project?: string;
+  /** Poll interval; default the config's `pollIntervalMs` (30 s). */
+  readonly intervalMs?: number;
+}
+
+/** What one monitor pass saw and did. */
+export interface MonitorReport {
+  readonly tasks: number;
+  /** Agents that were expected alive and were looked at. */
+  readonly agentsChecked: number;
+  readonly exits: ReadonlyArray<{ task: string; role: AgentRole; decision: ExitDecision['kind']; reason: string }>;
+  readonly sessionsKilled: readonly string[];
+  readonly workspacesFreed: readonly string[];
+  readonly pullRequests: ReadonlyArray<{ task: string; state: string; to: string | null }>;
+  /** External processes the runtime started for liveness (1 per pass with tmux). */
+  readonly runtimeProcesses: number;
+  readonly durationMs: number;
+}
+
+const ROLES: readonly AgentRole[] = ['worker', 'reviewer'];
+
+/**
+ * The backstop of exit monitoring: the runtime reports agent exits as they happen; this pass
+ * catches what it cannot (sessions killed from outside, a reboot), frees orphans and syncs PRs.
+ * Every action goes through the engine, so two monitors (or a monitor and an exit report)
+ * racing on one death act once: the spawn id is cleared under the task lock by whoever is first.
+ */
+export class Monitor {
+  private readonly intervalMs: number;
+
+  constructor(
+    private readonly orange: Orange,
+    private readonly options: MonitorOptions = {},
+  ) {
+    this.intervalMs = options.intervalMs ?? orange.config.pollIntervalMs;
+  }
+
+  /** One pass over every task: dead agents, orphans, pull requests. */
+  async pass(): Promise<MonitorReport> {
+    const started = performance.now();
+    const log = this.orange.log.child('monitor');
+    // Tasks first, liveness second: an agent spawned in between shows up alive, never falsely dead.
+    const { tasks } = await this.orange.store.list(this.options.project);
+    const workflows = new Map<string, Workflow>();
+    const workflowOf = async (task: Task) => {
+      let w = workflows.get(task.meta.project);
+      if (!w) {
+        w = await this.orange.workflowForProject(task.meta.project);
+        workflows.set(task.meta.project, w);
+      }
+      return w;
+    };
+
+    const runtime = this.orange.maybeSlot('runtime');
+    const exits: Array<{ task: string; role: AgentRole; decision: ExitDecision['kind']; reason: string }> = [];
+    const sessionsKilled: string[] = [];
+    let agentsChecked = 0;
+    let runtimeProcesses = 0;
+
+    if (runtime) {
+      const snapshot = await runtime.snapshot();
+      runtimeProcesses = snapshot.processes;
+      const activeSessions = new Set<string>();
+      for (const task of tasks) {
+        const workflow = await workflowOf(task);
+        if (!workflow.isActive(task.meta.status)) continue;
+        activeSessions.add(runtime.sessionName(task.meta));
+        for (const role of ROLES) {
+          const spawn = role === 'worker' ? task.meta.worker_spawn : task.meta.reviewer_spawn;
+          if (spawn === null) continue;
+          agentsChecked++;
+          if (snapshot.isAlive(task.meta, role)) continue;
+          try {
+            const outcome = await this.orange.engine.agentExited({ project: task.meta.project, id: task.meta.id }, role, spawn, 'poll');
+            if (outcome.decision.kind !== 'ignore' || outcome.decision.reason !== 'this agent exit was already handled') {
+              exits.push({ task: task.meta.id, role, decision: outcome.decision.kind, reason: outcome.decision.reason });
+              log.info('dead agent handled', { task: task.meta.id, role, decision: outcome.decision.kind });
+            }
+          } catch (error) {
+            log.error('handling a dead agent failed', { task: task.meta.id, role, error: String(error) });
+          }
+        }
+      }
+      // Sessions of finished tasks are orphans, unless an active task now uses the same name.
+      const live = new Set(snapshot.sessions);
+      for (const task of tasks) {
+        const workflow = await workflowOf(task);
+        if (!workflow.isTerminal(task.meta.status)) continue;
+        const name = runtime.sessionName(task.meta);
+        if (!live.has(name) || activeSessions.has(name) || sessionsKilled.includes(name)) continue;
+        try {
+          await runtime.killSession(name);
+          sessionsKilled.push(name);
+          log.info('orphan session killed', { task: task.meta.id, session: name });
+        } catch (error) {
+          log.error('killing an orphan session failed', { session: name, error: String(error) });
+        }
+      }
+    }
+
+    const workspacesFreed: string[] = [];
+    const workspaces = this.orange.maybeSlot('workspaces');
+    if (workspaces) {
+      try {
+        const { freed } = await workspaces.gc();
+        for (const w of freed) workspacesFreed.push(w.name);
+        if (freed.length) log.info('orphan workspaces freed', { workspaces: workspacesFreed });
+      } catch (error) {
+        log.error('workspace gc failed', { error: String(error) });
+      }
+    }
+
+    const pullRequests = await this.syncPullRequests(tasks, workflowOf);
+    return {
+      tasks: tasks.length,
+      agentsChecked,
+      exits,
+      sessionsKilled,
+      workspacesFreed,
+      pullRequests,
+      runtimeProcesses,
+      durationMs: performance.now() - started,
+    };
+  }
+
+  /** A merged PR finishes the task (merge cleanup); a closed one cancels it. */
+  private async syncPullRequests(tasks: readonly Task[], workflowOf: (t: Task) => Promise<Workflow>) {
+    const scm = this.orange.maybeSlot('scm');
+    const results: Array<{ task: string; state: string; to: string | null }> = [];
+    if (!scm) return results;
+    const log = this.orange.log.child('monitor');
+    for (const task of tasks) {
+      if (!task.meta.pr_url) continue;
+      const workflow = await workflowOf(task);
+      if (workflow.isTerminal(task.meta.status)) continue;
+      try {
+        const project = await this.orange.projects.get(task.meta.project);
+        const state = await scm.pullRequestState(task, project);
+        const target = state === 'merged' ? 'done' : state === 'closed' ? 'cancelled' : null;
+        if (target === null || state === null) continue;
+        if (workflow.between(task.meta.status, target).length === 0) {
+          log.warn('pull request state cannot be applied from this status', { task: task.meta.id, state, status: task.meta.status });
+          results.push({ task: task.meta.id, state, to: null });
+          continue;
+        }
+        const result = await this.orange.engine.transition({ project: task.meta.project, id: task.meta.id }, target, {
+          cause: 'auto',
+          reason: `pull request ${state}`,
+          expectFrom: task.meta.status,
+        });
+        if (result.changed) {
+          if (state === 'merged') await this.orange.store.appendHistory(task.meta.project, task.meta.id, { type: 'task.merged', via: 'pull request', url: task.meta.pr_url });
+          results.push({ task: task.meta.id, state, to: target });
+          log.info('pull request synced', { task: task.meta.id, state, to: target });
+        }
+      } catch (error) {
+        log.warn('pull request sync failed', { task: task.meta.id, error: error instanceof Error ? error.message : String(error) });
+      }
+    }
+    return results;
+  }
+
+  /** Passes until `signal` aborts; `onPass` sees every report. Never throws for a failed pass. */
+  async run(signal: AbortSignal, onPass?: (report: MonitorReport) => void): Promise<void> {
+    while (!signal.aborted) {
+      try {
+        const report = await this.pass();
+        onPass?.(report);
+      } catch (error) {
+        this.orange.log.error('monitor pass failed', { error: error instanceof Error ? error.message : String(error) });
+      }
+      try {
+        await sleep(this.intervalMs, undefined, { signal });
+      } catch {
+        return;
+      }
+    }
+  }
+}

@@ -1,0 +1,185 @@
+import { parseConfig, type OrangeConfig } from './config.js';
+import { Engine } from './engine.js';
+import { OrangeError } from './errors.js';
+import { builtinGates, type Gate } from './gates.js';
+import { createHooks, type OrangeHooks } from './hooks.js';
+import { Logger } from './log.js';
+import type { Harness, OrangePlugin, Slots } from './plugin.js';
+import { coreActions } from './core-actions.js';
+import { OrangePaths } from './store/paths.js';
+import { ProjectStore } from './store/projects.js';
+import { TaskStore } from './store/task-store.js';
+import type { AgentRole, TaskMeta } from './task.js';
+import { classicWorkflow } from './workflow/classic.js';
+import { defaultWorkflow } from './workflow/default.js';
+import type { WorkflowInput } from './workflow/definition.js';
+import { Workflow } from './workflow/workflow.js';
+
+export interface OrangeOptions {
+  /** Data root; default from `$ORANGE_HOME`. */
+  readonly paths?: OrangePaths;
+  /** The built-in plugins used unless the config says `defaults: false`. */
+  readonly defaultPlugins?: () => OrangePlugin[];
+  /** Path of the `orange` CLI entry script, for plugins that start agents which call it. */
+  readonly cliEntry?: string;
+  /** The config file the config came from (for messages). */
+  readonly configFile?: string | null;
+}
+
+const BUILTIN_WORKFLOWS: readonly WorkflowInput[] = [defaultWorkflow, classicWorkflow];
+
+/**
+ * One Orange instance: the bus, the stores, the registered gates, harnesses and workflows,
+ * the filled slots, and the engine. Plugins receive it in `apply`.
+ */
+export class Orange {
+  readonly hooks: OrangeHooks = createHooks();
+  readonly paths: OrangePaths;
+  readonly store: TaskStore;
+  readonly projects: ProjectStore;
+  readonly log: Logger;
+  readonly config: OrangeConfig;
+  readonly engine: Engine;
+  readonly cliEntry: string | undefined;
+  readonly configFile: string | null;
+  readonly gates = new Map<string, Gate>(Object.entries(builtinGates));
+  readonly harnesses = new Map<string, Harness>();
+  /** Names of the applied plugins, in order. */
+  readonly plugins: string[] = [];
+  private readonly slots: Partial<Slots> = {};
+  private readonly workflowInputs = new Map<string, WorkflowInput>();
+  private readonly workflows = new Map<string, Workflow>();
+  private readonly actionNames = new Set<string>();
+
+  private constructor(config: OrangeConfig, options: OrangeOptions) {
+    this.hooks.actions.intercept({
+      factory: (key, hook) => {
+        this.actionNames.add(String(key));
+        return hook;
+      },
+    });
+    this.config = config;
+    this.paths = options.paths ?? OrangePaths.fromEnv();
+    this.store = new TaskStore(this.paths);
+    this.projects = new ProjectStore(this.paths);
+    this.log = new Logger(this.paths.logFile, config.logLevel);
+    this.cliEntry = options.cliEntry;
+    this.configFile = options.configFile ?? null;
+    this.engine = new Engine(this);
+    for (const w of [...BUILTIN_WORKFLOWS, ...config.workflows]) this.workflowInputs.set(w.name, w);
+    if (typeof config.workflow !== 'string') this.workflowInputs.set(config.workflow.name, config.workflow);
+  }
+
+  /**
+   * Builds an instance: applies the core plugin, the built-in plugins (unless replaced by a
+   * config plugin of the same name, or `defaults: false`), then the config's plugins, and
+   * validates the configured workflow against what they provide.
+   */
+  static async create(config: OrangeConfig | Record<string, unknown> = {}, options: OrangeOptions = {}): Promise<Orange> {
+    const parsed = isParsedConfig(config) ? config : parseConfig(config, options.configFile ?? null);
+    const orange = new Orange(parsed, options);
+    const configured = parsed.plugins;
+    const names = new Set(configured.map((p) => p.name));
+    const defaults = parsed.defaults && options.defaultPlugins ? options.defaultPlugins().filter((p) => !names.has(p.name)) : [];
+    for (const plugin of [coreActions(), ...defaults, ...configured]) {
+      try {
+        await plugin.apply(orange);
+      } catch (error) {
+        if (error instanceof OrangeError) throw error;
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new OrangeError('E_CONFIG', `plugin ${plugin.name} failed to load: ${reason}`);
+      }
+      orange.plugins.push(plugin.name);
+    }
+    orange.workflow(orange.defaultWorkflowName);
+    return orange;
+  }
+
+  /** Fills a slot (runtime, workspaces, scm). A later plugin replaces an earlier one. */
+  provide<K extends keyof Slots>(slot: K, implementation: Slots[K]): void {
+    this.slots[slot] = implementation;
+  }
+
+  /** The plugin filling `slot`; throws E_NO_PROVIDER naming the slot when none does. */
+  slot<K extends keyof Slots>(slot: K): Slots[K] {
+    const implementation = this.slots[slot];
+    if (!implementation) throw new OrangeError('E_NO_PROVIDER', `no plugin provides the ${slot} slot (check the plugins in your orange config)`);
+    return implementation;
+  }
+
+  /** The plugin filling `slot`, or undefined. */
+  maybeSlot<K extends keyof Slots>(slot: K): Slots[K] | undefined {
+    return this.slots[slot];
+  }
+
+  registerGate(name: string, gate: Gate): void {
+    this.gates.set(name, gate);
+    this.workflows.clear();
+  }
+
+  registerHarness(harness: Harness): void {
+    this.harnesses.set(harness.name, harness);
+  }
+
+  /** Adds a named workflow (e.g. from a plugin). */
+  registerWorkflow(workflow: WorkflowInput): void {
+    this.workflowInputs.set(workflow.name, workflow);
+    this.workflows.delete(workflow.name);
+  }
+
+  get defaultWorkflowName(): string {
+    return typeof this.config.workflow === 'string' ? this.config.workflow : this.config.workflow.name;
+  }
+
+  get workflowNames(): string[] {
+    return [...this.workflowInputs.keys()];
+  }
+
+  /** Action names some plugin has tapped. */
+  providedActions(): Set<string> {
+    const provided = new Set<string>();
+    for (const name of this.actionNames) if ((this.hooks.actions.get(name)?.taps.length ?? 0) > 0) provided.add(name);
+    return provided;
+  }
+
+  /** A validated workflow by name; every gate and action it names must be registered. */
+  workflow(name: string = this.defaultWorkflowName): Workflow {
+    const cached = this.workflows.get(name);
+    if (cached) return cached;
+    const input = this.workflowInputs.get(name);
+    if (!input) {
+      throw new OrangeError('E_WORKFLOW_INVALID', `no workflow named "${name}" (known: ${this.workflowNames.join(', ')})`);
+    }
+    const workflow = Workflow.load(input, { gates: new Set(this.gates.keys()), actions: this.providedActions() });
+    this.workflows.set(name, workflow);
+    return workflow;
+  }
+
+  /** The workflow a project uses. */
+  async workflowForProject(project: string): Promise<Workflow> {
+    const registered = (await this.projects.list()).find((p) => p.name === project);
+    return this.workflow(registered?.workflow ?? this.defaultWorkflowName);
+  }
+
+  /**
+   * The harness for an agent: the task's own choice, else the config default for the role,
+   * else the first installed one.
+   */
+  async resolveHarness(task: TaskMeta, role: AgentRole): Promise<Harness> {
+    const requested =
+      (role === 'reviewer' ? (task.review_harness ?? this.config.reviewHarness) : null) ?? task.harness ?? this.config.harness;
+    if (requested) {
+      const harness = this.harnesses.get(requested);
+      if (!harness) {
+        throw new OrangeError('E_HARNESS', `no harness named "${requested}" (known: ${[...this.harnesses.keys()].join(', ') || 'none'})`);
+      }
+      return harness;
+    }
+    for (const harness of this.harnesses.values()) if (await harness.installed()) return harness;
+    throw new OrangeError('E_HARNESS', 'no agent harness is installed (install claude or codex, or configure the command harness)');
+  }
+}
+
+function isParsedConfig(config: unknown): config is OrangeConfig {
+  return typeof config === 'object' && config !== null && Array.isArray((config as OrangeConfig).plugins) && typeof (config as OrangeConfig).pollIntervalMs === 'number';
+}

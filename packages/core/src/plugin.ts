@@ -1,0 +1,138 @@
+import type { z } from 'zod';
+import { OrangeError } from './errors.js';
+import type { Orange } from './orange.js';
+import type { Project } from './store/projects.js';
+import type { AgentRole, Task, TaskMeta } from './task.js';
+
+/**
+ * A plugin: a name and a function that taps the bus and fills slots.
+ * Usually returned by a factory taking validated options: `tmux({ ... })`.
+ */
+export interface OrangePlugin {
+  readonly name: string;
+  apply(orange: Orange): void | Promise<void>;
+}
+
+/** Typed identity for writing a plugin. */
+export function definePlugin(plugin: OrangePlugin): OrangePlugin {
+  return plugin;
+}
+
+/**
+ * Parses a plugin's options with its zod schema; an error names the plugin and the field.
+ * Use it first thing in a plugin factory.
+ */
+export function parsePluginOptions<S extends z.ZodType>(plugin: string, schema: S, options: unknown): z.output<S> {
+  const result = schema.safeParse(options ?? {});
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  if (issue?.code === 'unrecognized_keys') {
+    const field = issue.keys.join(', ');
+    throw new OrangeError('E_PLUGIN_OPTIONS', `plugin ${plugin}: unknown option "${field}"`, { plugin, field });
+  }
+  const field = issue && issue.path.length ? issue.path.join('.') : '(options)';
+  throw new OrangeError('E_PLUGIN_OPTIONS', `plugin ${plugin}: option "${field}" ${issue?.message ?? 'is invalid'}`, {
+    plugin,
+    field,
+  });
+}
+
+/** Liveness of every agent, read with one call to the runtime. */
+export interface RuntimeSnapshot {
+  isAlive(task: TaskMeta, role: AgentRole): boolean;
+  /** Names of every session the runtime has (for orphan cleanup). */
+  readonly sessions: readonly string[];
+  /** Number of external processes this snapshot cost (for the bench). */
+  readonly processes: number;
+}
+
+/** The runtime slot (tmux): where agents run. Spawning/killing are actions on the bus. */
+export interface Runtime {
+  readonly name: string;
+  snapshot(): Promise<RuntimeSnapshot>;
+  /** Hands the terminal to the task's session (blocks until detached). */
+  attach(task: TaskMeta, role?: AgentRole): Promise<void>;
+  /** The session name a task's agents run in. */
+  sessionName(task: TaskMeta): string;
+  /** Kills a session by exact name; a missing session is not an error. */
+  killSession(name: string): Promise<void>;
+}
+
+export interface WorkspaceInfo {
+  readonly name: string;
+  readonly project: string;
+  readonly path: string;
+  /** The task holding it, or null when free. */
+  readonly task: string | null;
+}
+
+export interface GcResult {
+  readonly freed: WorkspaceInfo[];
+}
+
+/** The workspace slot (git worktree pool). Acquire/release are actions on the bus. */
+export interface WorkspaceProvider {
+  readonly name: string;
+  init(project: Project): Promise<WorkspaceInfo[]>;
+  list(project?: string): Promise<WorkspaceInfo[]>;
+  gc(): Promise<GcResult>;
+  /**
+   * Renames the task's branch in its worktree to `to` and returns the branch now checked out;
+   * with `null`, returns the branch the worktree is on (an agent renamed it with git).
+   */
+  renameBranch?(task: TaskMeta, to: string | null): Promise<string>;
+}
+
+/** What a harness is asked to start. */
+export interface HarnessRequest {
+  readonly task: TaskMeta;
+  readonly role: AgentRole;
+  readonly prompt: string;
+  /** True when this agent replaces one that crashed (harnesses may reduce permissions). */
+  readonly respawn: boolean;
+  readonly effort: string | null;
+  readonly workspace: string;
+}
+
+/** A command as an argument array (never a shell string) plus extra environment. */
+export interface HarnessCommand {
+  readonly argv: readonly string[];
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+/** A harness: how to run one agent CLI (Claude Code, Codex, a script, …). */
+export interface Harness {
+  readonly name: string;
+  /** True when the agent CLI can be run on this machine. */
+  installed(): Promise<boolean>;
+  command(request: HarnessRequest): HarnessCommand;
+  /** Paths (relative to the worktree) to hide from git via `.git/info/exclude`. */
+  readonly excludes: readonly string[];
+  /** Prepares a worktree before an agent starts (settings files, …). */
+  prepare?(workspace: string, request: HarnessRequest): Promise<void>;
+  /** Where `orange install` writes the agent skill, if this harness has skills. */
+  readonly skillsDir?: string;
+}
+
+export type PullRequestState = 'open' | 'merged' | 'closed';
+
+export interface MergeOptions {
+  readonly strategy: 'ff' | 'merge';
+  /** Merge locally even when a PR is open. */
+  readonly local: boolean;
+}
+
+/** The SCM slot (GitHub): merging, pull requests, remote branches. */
+export interface Scm {
+  readonly name: string;
+  merge(task: Task, project: Project, options: MergeOptions): Promise<{ merged: boolean; message: string }>;
+  createPullRequest(task: Task, project: Project): Promise<{ url: string }>;
+  pullRequestState(task: Task, project: Project): Promise<PullRequestState | null>;
+}
+
+/** The typed slots a plugin can fill. */
+export interface Slots {
+  runtime: Runtime;
+  workspaces: WorkspaceProvider;
+  scm: Scm;
+}

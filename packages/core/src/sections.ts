@@ -1,0 +1,71 @@
+/**
+ * TASK.md body sections. A section runs from its `## Name` line to the next level-2 heading
+ * or the end of the file; headings inside fenced code blocks do not count (agents paste code).
+ */
+export type Sections = ReadonlyMap<string, string>;
+
+const FENCE = /^\s{0,3}(`{3,}|~{3,})/;
+const LEVEL_TWO = /^\s{0,3}##\s+(.+?)\s*#*\s*$/;
+
+/** Splits a markdown body into its level-2 sections, keyed by heading text. First one wins. */
+export function parseSections(body: string): Sections {
+  const sections = new Map<string, string>();
+  let current: string | null = null;
+  let lines: string[] = [];
+  let fence: string | null = null;
+  const flush = () => {
+    if (current !== null && !sections.has(current)) sections.set(current, lines.join('\n').trim());
+  };
+  for (const line of body.split(/\r?\n/)) {
+    const fenceMatch = FENCE.exec(line);
+    if (fenceMatch) {
+      const marker = fenceMatch[1] as string;
+      if (fence === null) fence = marker;
+      else if (marker[0] === fence[0] && marker.length >= fence.length) fence = null;
+    } else if (fence === null) {
+      const heading = LEVEL_TWO.exec(line);
+      if (heading && !line.trimStart().startsWith('###')) {
+        flush();
+        current = heading[1] as string;
+        lines = [];
+        continue;
+      }
+    }
+    if (current !== null) lines.push(line);
+  }
+  flush();
+  return sections;
+}
+
+/** Replaces (or appends) one section's content, leaving every other byte of the body alone. */
+export function setSection(body: string, name: string, content: string): string {
+  const all = body.split(/\r?\n/);
+  let start = -1;
+  let end = all.length;
+  let fence: string | null = null;
+  for (let i = 0; i < all.length; i++) {
+    const line = all[i] as string;
+    const fenceMatch = FENCE.exec(line);
+    if (fenceMatch) {
+      const marker = fenceMatch[1] as string;
+      if (fence === null) fence = marker;
+      else if (marker[0] === fence[0] && marker.length >= fence.length) fence = null;
+      continue;
+    }
+    if (fence !== null) continue;
+    const heading = LEVEL_TWO.exec(line);
+    if (heading && !line.trimStart().startsWith('###')) {
+      if (start >= 0) {
+        end = i;
+        break;
+      }
+      if (heading[1] === name) start = i;
+    }
+  }
+  const block = [`## ${name}`, '', content.trim(), ''];
+  if (start < 0) {
+    const trimmed = body.replace(/\s+$/, '');
+    return `${trimmed}${trimmed ? '\n\n' : ''}${block.join('\n')}`;
+  }
+  return [...all.slice(0, start), ...block, ...all.slice(end)].join('\n');
+}

@@ -1,0 +1,155 @@
+import type { WorkflowInput } from './definition.js';
+
+/**
+ * Seed 000: no planning phase; the worker is killed when it hands off and a fresh worker is
+ * spawned to fix a failed review; stuck can go back to working or to agent-review.
+ * Hooks are not tabled in the seed; these follow its prose (kill the worker, spawn the reviewer).
+ */
+export const classicWorkflow: WorkflowInput = {
+  name: 'classic',
+  description: 'Worker → reviewer → human; the worker is killed and respawned between rounds.',
+  initial: 'pending',
+  start: 'working',
+  states: {
+    pending: { description: 'Waiting for a workspace.' },
+    clarification: { agent: 'worker', prompt: 'clarification', respawnPrompt: 'clarification' },
+    working: {
+      agent: 'worker',
+      prompt: [{ guard: 'review_round > 0', prompt: 'worker_fix' }, { prompt: 'worker' }],
+      respawnPrompt: [{ guard: 'review_round > 0', prompt: 'worker_fix' }, { prompt: 'worker' }],
+    },
+    'agent-review': { agent: 'reviewer', prompt: 'reviewer', respawnPrompt: 'reviewer' },
+    reviewing: { agent: null },
+    stuck: { agent: 'worker', prompt: 'stuck', respawnPrompt: 'stuck' },
+    done: { terminal: true },
+    cancelled: { terminal: true },
+  },
+  transitions: [
+    { from: 'pending', to: 'working', hooks: ['acquire_workspace', 'spawn_agent'] },
+    { from: 'pending', to: 'clarification', hooks: ['acquire_workspace', 'spawn_agent'] },
+    { from: 'pending', to: 'cancelled' },
+    { from: 'clarification', to: 'working' },
+    { from: 'clarification', to: 'cancelled', hooks: ['kill_session', 'release_workspace'] },
+    { from: 'working', to: 'agent-review', gate: 'handoff', hooks: ['kill_session', 'increment_review_round', 'spawn_reviewer'] },
+    { from: 'working', to: 'clarification' },
+    { from: 'working', to: 'stuck' },
+    { from: 'working', to: 'cancelled', hooks: ['kill_session', 'release_workspace'] },
+    { from: 'agent-review', to: 'reviewing', gate: 'review-pass', hooks: ['kill_session'] },
+    { from: 'agent-review', to: 'working', gate: 'review-fail', guard: 'review_round < 2', hooks: ['kill_session', 'spawn_agent'] },
+    { from: 'agent-review', to: 'stuck', gate: 'review-fail', guard: 'review_round >= 2', hooks: ['kill_session'] },
+    { from: 'agent-review', to: 'stuck', crash: true, hooks: ['kill_session'] },
+    { from: 'agent-review', to: 'cancelled', hooks: ['kill_session', 'release_workspace'] },
+    { from: 'reviewing', to: 'done', hooks: ['kill_session', 'release_workspace', 'delete_remote_branch', 'spawn_next'] },
+    { from: 'reviewing', to: 'cancelled', hooks: ['kill_session', 'release_workspace'] },
+    { from: 'stuck', to: 'working', hooks: ['kill_session', 'spawn_agent'] },
+    { from: 'stuck', to: 'agent-review', hooks: ['kill_session', 'increment_review_round', 'spawn_reviewer'] },
+    { from: 'stuck', to: 'cancelled', hooks: ['kill_session', 'release_workspace'] },
+  ],
+  exit: {
+    pending: { otherwise: 'mark' },
+    clarification: { otherwise: 'mark' },
+    working: { advance: ['agent-review'], otherwise: 'crash', crashTo: 'stuck' },
+    'agent-review': { advance: ['reviewing', 'working', 'stuck'], otherwise: 'crash', crashTo: 'stuck', respawn: true },
+    reviewing: { otherwise: 'mark' },
+    stuck: { otherwise: 'mark' },
+  },
+  create: {
+    pending: { hooks: [] },
+    clarification: { hooks: ['acquire_workspace', 'spawn_agent'] },
+    'agent-review': { hooks: ['acquire_workspace', 'increment_review_round', 'spawn_reviewer'] },
+    reviewing: { hooks: [] },
+  },
+  prompts: {
+    worker: `You are implementing a task.
+
+Task: {summary}
+Branch: {branch}
+
+Instructions:
+1. Read TASK.md for requirements (## Context, ## Notes)
+2. Implement, test, commit
+3. When done, write ## Handoff to TASK.md:
+   DONE: what you completed
+   REMAINING: what's left (if any)
+   DECISIONS: choices you made and why
+   UNCERTAIN: open questions
+4. Run: orange task update --status agent-review
+
+Rules:
+- Do NOT push to remote
+- Do NOT set --status reviewing (always use agent-review)
+- You MUST write ## Handoff before setting status
+  (the command will fail if ## Handoff is missing)
+`,
+    worker_fix: `You are fixing issues found in review.
+
+Task: {summary}
+Branch: {branch}
+Review round: {review_round}
+
+Instructions:
+1. Read ## Review in TASK.md — it contains specific feedback
+2. Fix each issue raised
+3. Update ## Handoff with what you changed
+4. Run: orange task update --status agent-review
+
+Rules:
+- Do NOT push to remote
+- Do NOT set --status reviewing (always use agent-review)
+- You MUST write ## Handoff before setting status
+  (the command will fail if ## Handoff is missing)
+`,
+    reviewer: `You are reviewing implementation quality.
+
+Task: {summary}
+Branch: {branch}
+Review round: {review_round} of 2
+
+Instructions:
+1. Read TASK.md for requirements (summary, ## Context)
+2. Read ## Handoff for what was done and any uncertainties
+3. Review: git diff origin/HEAD...HEAD
+4. Write ## Review to TASK.md:
+   - Start with verdict: PASS or FAIL
+   - List specific issues (if FAIL)
+   - Note what was done well
+5. Set status:
+   - PASS: orange task update --status reviewing
+   - FAIL: orange task update --status {working|stuck based on round}
+
+Rules:
+- You MUST write ## Review with a PASS or FAIL verdict before setting status
+  (the command will fail if ## Review is missing or has no verdict)
+- Do NOT post comments to GitHub
+- Save ALL feedback to TASK.md only
+`,
+    clarification: `You are waiting for user input on this task.
+
+Task: {summary}
+Branch: {branch}
+
+The task requirements are unclear. Write ## Questions to TASK.md with
+2-3 specific questions, then wait for the user to attach and discuss.
+
+After discussion:
+1. Update task summary: orange task update --summary "..."
+2. Document approach in ## Notes
+3. Resume: orange task update --status working
+`,
+    stuck: `You are resuming a stuck task.
+
+Task: {summary}
+Branch: {branch}
+Review round: {review_round}
+
+This task was stuck — either review failed twice or crashes occurred.
+Read ## Review and ## Handoff for context on what went wrong.
+
+Instructions:
+1. Read TASK.md thoroughly
+2. Address the issues that caused stuck state
+3. Write ## Handoff with what you changed
+4. Run: orange task update --status agent-review
+`,
+  },
+};

@@ -1,0 +1,107 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  newTaskId,
+  newTaskMeta,
+  Orange,
+  OrangePaths,
+  setSection,
+  type OrangePlugin,
+  type TaskMeta,
+  type TaskRef,
+} from '../src/index.js';
+
+/** Every action the built-in workflows name, as a no-op that records its calls. */
+export const NOOP_ACTIONS = [
+  'acquire_workspace',
+  'release_workspace',
+  'spawn_agent',
+  'spawn_reviewer',
+  'kill_session',
+  'kill_reviewer',
+  'notify_worker',
+  'spawn_next',
+  'delete_remote_branch',
+] as const;
+
+export interface RecordingOptions {
+  /**
+   * Also record `increment_review_round` (the core plugin provides it; this tap runs after the
+   * core's, so the recorded order is the order the engine ran the actions in).
+   */
+  readonly recordCore?: boolean;
+}
+
+export function recordingPlugin(calls: string[], options: RecordingOptions = {}): OrangePlugin {
+  return {
+    name: 'recording',
+    apply(orange) {
+      for (const action of NOOP_ACTIONS) {
+        orange.hooks.actions.for(action).tapPromise('recording', async (ctx) => {
+          calls.push(action);
+          if (action === 'spawn_agent') await ctx.update({ worker_spawn: 'w1' });
+          if (action === 'spawn_reviewer') await ctx.update({ reviewer_spawn: `r${ctx.task.meta.review_round}` });
+        });
+      }
+      if (options.recordCore) {
+        orange.hooks.actions.for('increment_review_round').tapPromise('recording', async () => {
+          calls.push('increment_review_round');
+        });
+      }
+    },
+  };
+}
+
+export interface Sandbox {
+  home: string;
+  orange: Orange;
+  calls: string[];
+  cleanup(): Promise<void>;
+}
+
+/** A temp ORANGE_HOME with one registered project and recording no-op actions. */
+export async function sandbox(
+  config: Record<string, unknown> = {},
+  extra: OrangePlugin[] = [],
+  options: RecordingOptions = {},
+): Promise<Sandbox> {
+  const home = await mkdtemp(join(tmpdir(), 'orange-core-'));
+  const calls: string[] = [];
+  const orange = await Orange.create(
+    { ...config, plugins: [recordingPlugin(calls, options), ...extra] },
+    { paths: new OrangePaths(home) },
+  );
+  await orange.projects.add({ name: 'demo', path: join(home, 'repo'), default_branch: 'main' });
+  return { home, orange, calls, cleanup: () => rm(home, { recursive: true, force: true }) };
+}
+
+export interface TaskSetup {
+  readonly body?: string;
+  readonly meta?: Partial<TaskMeta>;
+}
+
+/**
+ * Writes a task directly in `status` (TASK.md + a `task.created` ledger entry that agrees),
+ * bypassing creation rules, so any state of a workflow can be the starting point of a test.
+ */
+export async function taskIn(box: Sandbox, status: string, setup: TaskSetup = {}): Promise<TaskRef> {
+  const id = newTaskId();
+  const meta = newTaskMeta({ id, project: 'demo', branch: `orange-tasks/${id}`, status, summary: `a task in ${status}`, ...setup.meta });
+  await box.orange.store.create({ meta, body: setup.body ?? '' });
+  return { project: 'demo', id };
+}
+
+/** Replaces one body section of a task's TASK.md, as an agent editing the file would. */
+export async function editSection(box: Sandbox, ref: TaskRef, section: string, content: string): Promise<void> {
+  const file = box.orange.paths.taskFile(ref.project, ref.id);
+  await writeFile(file, setSection(await readFile(file, 'utf8'), section, content));
+}
+
+/** The bytes of TASK.md and history.jsonl, to prove a refusal changed nothing. */
+export async function filesOf(box: Sandbox, ref: TaskRef): Promise<{ task: string; history: string }> {
+  return {
+    task: await readFile(box.orange.paths.taskFile(ref.project, ref.id), 'utf8'),
+    history: await readFile(box.orange.paths.historyFile(ref.project, ref.id), 'utf8'),
+  };
+}
