@@ -1,0 +1,6 @@
+export { github, type GithubOptions } from './github.js';
+export { GithubScm, pullRequestUrl, type GithubScmOptions, type PullRequestInfo } from './github-scm.js';
+export { deleteRemoteBranch, type RemoteBranchDeletion } from './remote-branch.js';
+export { mergeLocally, type LocalMergeInput, type LocalMergeResult } from './local-merge.js';
+export { findPullRequestTemplate, pullRequestBody } from './pull-request-body.js';
+export { GH_MISSING, GH_UNAUTHENTICATED } from './gh.js';

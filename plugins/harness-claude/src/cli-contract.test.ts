@@ -1,0 +1,52 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { newTaskMeta, type HarnessRequest, findExecutable } from '@orange/core';
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+import { claudeArgv } from './claude.js';
+
+/** The real CLI: on PATH, or under $ORANGE_AGENT_CLI_DIR (a dir, its bin/, or an npm prefix). */
+function locateCli(bin: string): string | null {
+  const dir = process.env.ORANGE_AGENT_CLI_DIR;
+  if (dir) {
+    for (const candidate of [join(dir, bin), join(dir, 'bin', bin), join(dir, 'node_modules', '.bin', bin)]) {
+      if (existsSync(candidate)) return candidate;
+    }
+  }
+  return findExecutable(bin);
+}
+
+/** Every option Orange passes, in any role / respawn / effort / model combination. */
+function flagsOrangePasses(): string[] {
+  const task = newTaskMeta({ id: 'd'.repeat(21), project: 'demo', branch: 'x', status: 'working' });
+  const flags = new Set<string>();
+  for (const role of ['worker', 'reviewer'] as const) {
+    for (const respawn of [false, true]) {
+      const request: HarnessRequest = { task, role, prompt: 'p', respawn, effort: 'high', workspace: '/tmp' };
+      const argv = claudeArgv({ bin: 'claude', model: 'sonnet', extraArgs: [] }, request);
+      for (const arg of argv.slice(1, argv.indexOf('--'))) if (arg.startsWith('-')) flags.add(arg);
+    }
+  }
+  return [...flags];
+}
+
+const cli = locateCli('claude');
+if (!cli) console.warn('claude CLI contract test skipped: claude is not on PATH and ORANGE_AGENT_CLI_DIR does not hold it');
+
+describe('claude CLI contract', () => {
+  it.skipIf(!cli)('every flag Orange passes appears in claude --help', async () => {
+    // A throwaway HOME: --help must not read or write the user's Claude config.
+    const home = await mkdtemp(join(tmpdir(), 'orange-claude-help-'));
+    try {
+      const { stdout } = await execa(cli as string, ['--help'], { env: { HOME: home }, timeout: 60_000 });
+      const missing = flagsOrangePasses().filter((flag) => !new RegExp(`(^|[\\s,])${flag}([\\s,=<\\[]|$)`, 'm').test(stdout));
+      expect(missing).toEqual([]);
+      // acceptEdits must still be one of the permission modes.
+      expect(stdout).toMatch(/"acceptEdits"/);
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  }, 90_000);
+});

@@ -1,0 +1,2 @@
+export { claude, claudeArgv, REVIEWER_DISALLOWED_TOOLS, type ClaudeOptions } from './claude.js';
+export { writeClaudeSettings, ALLOWED_TOOLS, type ClaudeSettingsInput } from './settings.js';

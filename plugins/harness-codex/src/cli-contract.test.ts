@@ -1,0 +1,53 @@
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { newTaskMeta, type HarnessRequest, findExecutable } from '@orange/core';
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+import { codexArgv } from './codex.js';
+
+/** The real CLI: on PATH, or under $ORANGE_AGENT_CLI_DIR (a dir, its bin/, or an npm prefix). */
+function locateCli(bin: string): string | null {
+  const dir = process.env.ORANGE_AGENT_CLI_DIR;
+  if (dir) {
+    for (const candidate of [join(dir, bin), join(dir, 'bin', bin), join(dir, 'node_modules', '.bin', bin)]) {
+      if (existsSync(candidate)) return candidate;
+    }
+  }
+  return findExecutable(bin);
+}
+
+/** Every option Orange passes after `exec`, in any role / respawn / effort / model combination. */
+function flagsOrangePasses(): string[] {
+  const task = newTaskMeta({ id: 'e'.repeat(21), project: 'demo', branch: 'x', status: 'working' });
+  const flags = new Set<string>();
+  for (const role of ['worker', 'reviewer'] as const) {
+    for (const respawn of [false, true]) {
+      const request: HarnessRequest = { task, role, prompt: 'p', respawn, effort: 'high', workspace: '/tmp' };
+      const argv = codexArgv({ bin: 'codex', model: 'm', extraArgs: [] }, request, { orangeHome: '/h', gitCommonDir: '/g' });
+      for (const arg of argv.slice(2, argv.indexOf('--'))) if (arg.startsWith('-')) flags.add(arg);
+    }
+  }
+  return [...flags];
+}
+
+const cli = locateCli('codex');
+if (!cli) console.warn('codex CLI contract test skipped: codex is not on PATH and ORANGE_AGENT_CLI_DIR does not hold it');
+
+describe('codex CLI contract', () => {
+  it.skipIf(!cli)('every flag Orange passes appears in codex exec --help', async () => {
+    // A throwaway CODEX_HOME: --help must not read or write the user's Codex config.
+    const home = await mkdtemp(join(tmpdir(), 'orange-codex-help-'));
+    try {
+      await mkdir(join(home, '.codex'));
+      const env = { HOME: home, CODEX_HOME: join(home, '.codex') };
+      const { stdout } = await execa(cli as string, ['exec', '--help'], { env, timeout: 60_000 });
+      const missing = flagsOrangePasses().filter((flag) => !new RegExp(`(^|[\\s,])${flag}([\\s,=<\\[]|$)`, 'm').test(stdout));
+      expect(missing).toEqual([]);
+      expect(stdout).toMatch(/workspace-write/);
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  }, 90_000);
+});

@@ -1,0 +1,100 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Orange, OrangePaths, newTaskMeta, type Harness, type HarnessRequest, type OrangePlugin } from '@orange/core';
+import { execa } from 'execa';
+import { afterEach, describe, expect, it } from 'vitest';
+import { codex } from './index.js';
+
+const dirs: string[] = [];
+afterEach(async () => {
+  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
+});
+
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'orange-codex-'));
+  dirs.push(dir);
+  return dir;
+}
+
+// The default workflow must validate; these tests only look at the harness.
+const noopActions: OrangePlugin = {
+  name: 'noop-actions',
+  apply(orange) {
+    for (const action of ['acquire_workspace', 'release_workspace', 'spawn_agent', 'spawn_reviewer', 'kill_session', 'kill_reviewer', 'notify_worker', 'spawn_next', 'delete_remote_branch']) {
+      orange.hooks.actions.for(action).tapPromise('noop', async () => {});
+    }
+  },
+};
+
+async function harness(plugin = codex()): Promise<{ h: Harness; home: string }> {
+  const home = await tempDir();
+  const orange = await Orange.create({ defaults: false, plugins: [noopActions, plugin] }, { paths: new OrangePaths(home) });
+  return { h: orange.harnesses.get('codex')!, home };
+}
+
+function request(overrides: Partial<HarnessRequest> = {}): HarnessRequest {
+  const task = newTaskMeta({ id: 'c'.repeat(21), project: 'demo', branch: 'feat/x', status: 'working' });
+  return { task, role: 'worker', prompt: 'do the task', respawn: false, effort: null, workspace: '/nonexistent/ws', ...overrides };
+}
+
+describe('codex harness', () => {
+  it('runs workers and reviewers with approvals and sandbox bypassed', async () => {
+    const { h } = await harness();
+    const expected = ['codex', 'exec', '--dangerously-bypass-approvals-and-sandbox', '--', 'do the task'];
+    expect(h.command(request()).argv).toEqual(expected);
+    expect(h.command(request({ role: 'reviewer' })).argv).toEqual(expected);
+  });
+
+  it('respawns sandboxed to the worktree, with ORANGE_HOME and the repository git dir writable', async () => {
+    const { h, home } = await harness();
+    const repo = await tempDir();
+    const env = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' };
+    await execa('git', ['init', '-q', '-b', 'main', repo], { env });
+    await writeFile(join(repo, 'a.txt'), 'a');
+    await execa('git', ['-C', repo, 'add', '.'], { env });
+    await execa('git', ['-C', repo, 'commit', '-qm', 'init'], { env });
+    const ws = join(await tempDir(), 'ws');
+    await execa('git', ['-C', repo, 'worktree', 'add', '-q', '--detach', ws], { env });
+    const argv = h.command(request({ respawn: true, workspace: ws })).argv;
+    expect(argv).toEqual(['codex', 'exec', '--sandbox', 'workspace-write', '--add-dir', home, '--add-dir', join(repo, '.git'), '--', 'do the task']);
+    expect(argv).not.toContain('--dangerously-bypass-approvals-and-sandbox');
+  });
+
+  it('respawns without a git dir when the workspace is not a linked worktree', async () => {
+    const { h, home } = await harness();
+    expect(h.command(request({ respawn: true })).argv).toEqual(['codex', 'exec', '--sandbox', 'workspace-write', '--add-dir', home, '--', 'do the task']);
+  });
+
+  it('passes the model, the reasoning effort as a config override, and extra arguments', async () => {
+    const { h } = await harness(codex({ bin: '/opt/codex', model: 'gpt-5-codex', extraArgs: ['--skip-git-repo-check'] }));
+    expect(h.command(request({ effort: 'high' })).argv).toEqual([
+      '/opt/codex',
+      'exec',
+      '--dangerously-bypass-approvals-and-sandbox',
+      '--model',
+      'gpt-5-codex',
+      '--config',
+      'model_reasoning_effort="high"',
+      '--skip-git-repo-check',
+      '--',
+      'do the task',
+    ]);
+  });
+
+  it('hides .codex/ from git and installs skills under ~/.codex/skills', async () => {
+    const { h } = await harness();
+    expect(h.excludes).toEqual(['.codex/']);
+    expect(h.skillsDir).toBe(join(homedir(), '.codex', 'skills'));
+    expect(h.prepare).toBeUndefined();
+  });
+
+  it('is installed only when its binary is on PATH', async () => {
+    expect(await (await harness(codex({ bin: 'no-such-codex-xyz' }))).h.installed()).toBe(false);
+    expect(await (await harness(codex({ bin: 'sh' }))).h.installed()).toBe(true);
+  });
+
+  it('refuses bad options naming the plugin and the field', () => {
+    expect(() => codex({ bin: '' })).toThrow(/plugin codex: option "bin"/);
+  });
+});

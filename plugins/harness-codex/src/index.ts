@@ -1,0 +1,1 @@
+export { codex, codexArgv, type CodexOptions, type CodexSandboxDirs } from './codex.js';

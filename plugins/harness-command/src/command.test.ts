@@ -1,0 +1,109 @@
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Orange, OrangePaths, newTaskMeta, type Harness, type HarnessRequest, type OrangePlugin } from '@orange/core';
+import { execa } from 'execa';
+import { afterEach, describe, expect, it } from 'vitest';
+import { command } from './index.js';
+
+const dirs: string[] = [];
+afterEach(async () => {
+  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
+});
+
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'orange-command-'));
+  dirs.push(dir);
+  return dir;
+}
+
+async function harnessesOf(...plugins: ReturnType<typeof command>[]): Promise<Map<string, Harness>> {
+  const home = await tempDir();
+  const orange = await Orange.create({ defaults: false, plugins: [noopActions, ...plugins] }, { paths: new OrangePaths(home) });
+  return orange.harnesses;
+}
+
+// The default workflow must validate; these tests only look at harnesses.
+const noopActions: OrangePlugin = {
+  name: 'noop-actions',
+  apply(orange) {
+    for (const action of ['acquire_workspace', 'release_workspace', 'spawn_agent', 'spawn_reviewer', 'kill_session', 'kill_reviewer', 'notify_worker', 'spawn_next', 'delete_remote_branch']) {
+      orange.hooks.actions.for(action).tapPromise('noop', async () => {});
+    }
+  },
+};
+
+function request(overrides: Partial<HarnessRequest> = {}): HarnessRequest {
+  const task = newTaskMeta({ id: 'a'.repeat(21), project: 'demo', branch: 'feat/x', status: 'working', review_round: 1 });
+  return { task, role: 'worker', prompt: 'do it', respawn: false, effort: null, workspace: '/tmp/ws', ...overrides };
+}
+
+describe('command harness', () => {
+  it('substitutes every placeholder inside argv elements', async () => {
+    const h = (await harnessesOf(command({ worker: ['agent', '--msg={prompt}', '{task_id}', '{project}/{branch}', '{role}:{status}:{review_round}', '{workspace}'] }))).get('command')!;
+    expect(h.command(request()).argv).toEqual(['agent', '--msg=do it', 'a'.repeat(21), 'demo/feat/x', 'worker:working:1', '/tmp/ws']);
+  });
+
+  it('does not substitute placeholders that appear inside the prompt text', async () => {
+    const h = (await harnessesOf(command({ worker: ['agent', '{prompt}', '{branch}'] }))).get('command')!;
+    expect(h.command(request({ prompt: 'mention {branch} and {unknown}' })).argv).toEqual(['agent', 'mention {branch} and {unknown}', 'feat/x']);
+  });
+
+  it('uses the reviewer argv for reviewers and the worker argv when none is given', async () => {
+    const both = (await harnessesOf(command({ worker: ['w', '{prompt}'], reviewer: ['r', '{prompt}'] }))).get('command')!;
+    expect(both.command(request({ role: 'reviewer' })).argv).toEqual(['r', 'do it']);
+    const one = (await harnessesOf(command({ worker: ['w', '{role}'] }))).get('command')!;
+    expect(one.command(request({ role: 'reviewer' })).argv).toEqual(['w', 'reviewer']);
+  });
+
+  it('passes its env option to the agent', async () => {
+    const h = (await harnessesOf(command({ worker: ['w'], env: { AIDER_MODEL: 'x' } }))).get('command')!;
+    expect(h.command(request()).env).toEqual({ AIDER_MODEL: 'x' });
+  });
+
+  it('registers several command harnesses under their own names', async () => {
+    const harnesses = await harnessesOf(command({ name: 'aider', worker: ['aider', '--message', '{prompt}'] }), command({ name: 'script', worker: ['/bin/true'] }));
+    expect([...harnesses.keys()]).toEqual(['aider', 'script']);
+  });
+
+  it('runs shell metacharacters in the prompt literally, never through a shell', async () => {
+    const dir = await tempDir();
+    const script = join(dir, 'agent.sh');
+    const out = join(dir, 'args.txt');
+    await writeFile(script, `#!/bin/sh\nfor a in "$@"; do printf '%s\\n' "$a"; done > "${out}"\n`);
+    await chmod(script, 0o755);
+    const h = (await harnessesOf(command({ worker: [script, '{prompt}'] }))).get('command')!;
+    const evil = `x; touch ${join(dir, 'pwned')} $(touch ${join(dir, 'pwned2')}) \`id\``;
+    const { argv } = h.command(request({ prompt: evil }));
+    await execa(argv[0]!, argv.slice(1));
+    expect(await readFile(out, 'utf8')).toBe(`${evil}\n`);
+    expect(existsSync(join(dir, 'pwned'))).toBe(false);
+    expect(existsSync(join(dir, 'pwned2'))).toBe(false);
+  });
+
+  it('is installed only when argv[0] resolves to an executable', async () => {
+    const harnesses = await harnessesOf(
+      command({ name: 'abs', worker: ['/bin/sh', '-c', 'true'] }),
+      command({ name: 'onpath', worker: ['sh'] }),
+      command({ name: 'missing', worker: ['/nonexistent/agent'] }),
+      command({ name: 'missing-reviewer', worker: ['sh'], reviewer: ['no-such-agent-xyz'] }),
+    );
+    expect(await harnesses.get('abs')!.installed()).toBe(true);
+    expect(await harnesses.get('onpath')!.installed()).toBe(true);
+    expect(await harnesses.get('missing')!.installed()).toBe(false);
+    expect(await harnesses.get('missing-reviewer')!.installed()).toBe(false);
+  });
+
+  it('without a worker argv is not installed and refuses to start an agent with a clear sentence', async () => {
+    const h = (await harnessesOf(command())).get('command')!;
+    expect(await h.installed()).toBe(false);
+    expect(() => h.command(request())).toThrow(/the command harness has no command configured/);
+  });
+
+  it('refuses bad options naming the plugin and the field', () => {
+    expect(() => command({ worker: [] })).toThrow(/plugin command: option "worker"/);
+    expect(() => command({ worker: ['a'], name: '../x' })).toThrow(/option "name"/);
+    expect(() => command({ worker: ['a'], shell: true } as never)).toThrow(/plugin command/);
+  });
+});

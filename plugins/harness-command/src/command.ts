@@ -1,0 +1,87 @@
+import { OrangeError, definePlugin, parsePluginOptions, type Harness, type HarnessRequest, type OrangePlugin, findExecutable } from '@orange/core';
+import { z } from 'zod';
+
+const argvSchema = z.array(z.string().min(1, 'must not contain empty strings')).min(1, 'must name a program');
+
+const CommandOptionsSchema = z
+  .object({
+    /** Harness name, as used by `--harness` and `harness:` in config. */
+    name: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'must be letters, digits, ".", "_" or "-"')
+      .default('command'),
+    /** Argv for workers; `{prompt}` and the other placeholders are substituted per element. */
+    worker: argvSchema.optional(),
+    /** Argv for reviewers; defaults to `worker`. */
+    reviewer: argvSchema.optional(),
+    /** Extra environment for the agent process (on top of the runtime's ORANGE_* variables). */
+    env: z.record(z.string(), z.string()).default({}),
+  })
+  .strict();
+
+export type CommandOptions = z.input<typeof CommandOptionsSchema>;
+
+/** Placeholders a command argv may use; each is replaced inside any argv element. */
+export const COMMAND_PLACEHOLDERS = ['prompt', 'task_id', 'project', 'branch', 'role', 'status', 'review_round', 'workspace'] as const;
+
+const PLACEHOLDER = /\{([a-z_]+)\}/g;
+
+/**
+ * Substitutes placeholders in one pass, so text inside a substituted value (a prompt that
+ * mentions `{branch}`) is never substituted again. Unknown placeholders are left as written.
+ */
+export function substitutePlaceholders(argv: readonly string[], request: HarnessRequest): string[] {
+  const values: Record<(typeof COMMAND_PLACEHOLDERS)[number], string> = {
+    prompt: request.prompt,
+    task_id: request.task.id,
+    project: request.task.project,
+    branch: request.task.branch,
+    role: request.role,
+    status: request.task.status,
+    review_round: String(request.task.review_round),
+    workspace: request.workspace,
+  };
+  return argv.map((element) =>
+    element.replace(PLACEHOLDER, (whole, key: string) => (Object.hasOwn(values, key) ? values[key as keyof typeof values] : whole)),
+  );
+}
+
+/**
+ * A harness for any CLI agent or script: runs the configured argv as given (no shell).
+ * `command({ name: 'aider', worker: ['aider', '--message', '{prompt}'] })`.
+ */
+export function command(options: CommandOptions = {}): OrangePlugin {
+  const parsed = parsePluginOptions('command', CommandOptionsSchema, options);
+  const pluginName = parsed.name === 'command' ? 'command' : `command:${parsed.name}`;
+  return definePlugin({
+    name: pluginName,
+    apply(orange) {
+      orange.registerHarness(commandHarness(parsed));
+    },
+  });
+}
+
+function commandHarness(options: z.output<typeof CommandOptionsSchema>): Harness {
+  const { name, worker, env } = options;
+  const reviewer = options.reviewer ?? worker;
+  let installed: boolean | undefined;
+  return {
+    name,
+    excludes: [],
+    async installed() {
+      // Cached: a harness does not appear or vanish during one CLI call.
+      installed ??= worker !== undefined && [worker, reviewer].every((argv) => argv && findExecutable(argv[0] as string) !== null);
+      return installed;
+    },
+    command(request) {
+      const argv = request.role === 'reviewer' ? reviewer : worker;
+      if (!argv) {
+        throw new OrangeError(
+          'E_HARNESS',
+          `the ${name} harness has no command configured; set command({ worker: ['my-agent', '{prompt}'] }) in orange.config.ts`,
+        );
+      }
+      return { argv: substitutePlaceholders(argv, request), env: { ...env } };
+    },
+  };
+}

@@ -1,0 +1,1 @@
+export { command, substitutePlaceholders, COMMAND_PLACEHOLDERS, type CommandOptions } from './command.js';

@@ -1,0 +1,121 @@
+import { join } from 'node:path';
+import { newSpawnId, OrangeError, writeFileAtomic, type ActionContext, type AgentRole, type HarnessRequest } from '@orange/core';
+import { agentEnv } from './agent-env.js';
+import { ensureOrangeShim } from './orange-shim.js';
+import { sessionName, sessionTarget, windowName, windowTarget } from './session-name.js';
+import { escapeTmuxFormat, type TmuxClient } from './tmux-client.js';
+
+/** Bytes of agent argv + environment above which they travel in a spec file (tmux's limit is ~16 KB). */
+const INLINE_COMMAND_LIMIT = 12 * 1024;
+
+function byteLength(args: readonly string[]): number {
+  return args.reduce((sum, arg) => sum + Buffer.byteLength(arg) + 1, 0);
+}
+
+/** What spawning needs besides the action context. */
+export interface SpawnSetup {
+  readonly client: TmuxClient;
+  readonly socketName: string | undefined;
+  /** The built exit wrapper (`dist/agent-wrapper.js`). */
+  readonly wrapperPath: string;
+}
+
+/** What a spawn did: the spawn id, or null when the agent was already running. */
+export interface SpawnOutcome {
+  readonly spawnId: string | null;
+  readonly session: string;
+  readonly window: string;
+}
+
+/**
+ * Starts the agent of `role` in the task's session (created if needed), wrapped so its exit is
+ * reported. A live window with a recorded spawn is left alone (idempotent); a window with no
+ * recorded spawn (its agent's exit was already handled) or a dead pane kept by `remain-on-exit`
+ * is replaced.
+ */
+export async function spawnAgent(ctx: ActionContext, role: AgentRole, setup: SpawnSetup, respawn: boolean): Promise<SpawnOutcome> {
+  const { client } = setup;
+  const meta = ctx.task.meta;
+  const workspace = meta.workspace;
+  if (!workspace) {
+    throw new OrangeError('E_RUNTIME', `task ${meta.id} has no workspace, so its ${role} cannot start (acquire_workspace must run first)`);
+  }
+  const field = role === 'worker' ? 'worker_spawn' : 'reviewer_spawn';
+  const window = windowName(meta, role);
+  const windows = await client.listWindows();
+  const sessions = new Set(windows.map((w) => w.session));
+  // A renamed branch keeps its agents in the session recorded at spawn time.
+  const session = meta.tmux_session && sessions.has(meta.tmux_session) ? meta.tmux_session : sessionName(meta);
+  const existing = windows.find((w) => w.session === session && w.window === window);
+  if (existing) {
+    if (!existing.dead && meta[field] !== null) {
+      ctx.log.debug('agent already running', { task: meta.id, role, session, window });
+      return { spawnId: null, session, window };
+    }
+    // Two windows of one name would make every exact target ambiguous.
+    await client.killIfPresent(['kill-window', '-t', windowTarget(session, window)]);
+  }
+  // Killing a session's last window ends the session.
+  const sessionAlive = windows.some((w) => w.session === session && w !== existing);
+
+  const orange = ctx.orange;
+  const harness = await orange.resolveHarness(meta, role);
+  const prompt = await ctx.prompt(role, respawn);
+  const request: HarnessRequest = {
+    task: meta,
+    role,
+    prompt,
+    respawn,
+    effort: role === 'worker' ? meta.effort : meta.review_effort,
+    workspace,
+  };
+  await harness.prepare?.(workspace, request);
+  const command = harness.command(request);
+  if (command.argv.length === 0) throw new OrangeError('E_HARNESS', `harness ${harness.name} returned an empty command`);
+
+  const spawnId = newSpawnId();
+  if (orange.cliEntry) await ensureOrangeShim(orange.paths, orange.cliEntry);
+  const env = agentEnv({ task: meta, role, prompt, workspace, spawnId, paths: orange.paths, socketName: setup.socketName, harnessEnv: command.env });
+  const wrapper = [
+    process.execPath,
+    setup.wrapperPath,
+    ...(orange.cliEntry ? ['--cli', orange.cliEntry] : []),
+    '--project', meta.project,
+    '--task', meta.id,
+    '--role', role,
+    '--spawn', spawnId,
+  ];
+  let envArgs = Object.entries(env).flatMap(([key, value]) => ['-e', `${key}=${value}`]);
+  let agentArgs = ['--', ...command.argv];
+  if (byteLength([...envArgs, ...agentArgs]) > INLINE_COMMAND_LIMIT) {
+    // tmux refuses a command line over 16 KB ("command too long"); a long prompt goes by file.
+    const specFile = join(orange.paths.runDir, 'spawns', `${spawnId}.json`);
+    await writeFileAtomic(specFile, JSON.stringify({ argv: command.argv, env }));
+    envArgs = [];
+    agentArgs = ['--spec', specFile];
+  }
+  const place = ['-n', window, '-c', escapeTmuxFormat(workspace), ...envArgs, '--', ...wrapper, ...agentArgs];
+  const newWindow = ['new-window', '-d', '-t', `${sessionTarget(session)}:`, ...place];
+  // A tmux client outside any session hands the pane its own PATH, overriding `-e PATH=…`.
+  const clientEnv = { PATH: env.PATH };
+  const newSession = ['new-session', '-d', '-s', session, ...place];
+  const [first, second] = sessionAlive ? [newWindow, newSession] : [newSession, newWindow];
+  const started = await client.attempt(first, clientEnv);
+  if (!started.ok) {
+    // Another process created or ended the session since the listing: try the other way once.
+    if (!/duplicate session|can't find session|no server running|error connecting/i.test(started.stderr)) {
+      throw new OrangeError('E_RUNTIME', `tmux ${first[0]} failed: ${started.stderr.trim() || 'unknown error'}`);
+    }
+    await client.run(second, clientEnv);
+  }
+
+  const task = await ctx.update({ [field]: spawnId, tmux_session: session });
+  await ctx.record({ type: 'agent.spawned', role, spawn: spawnId, session, window, harness: harness.name });
+  ctx.log.info('agent spawned', { task: meta.id, role, spawn: spawnId, session, window, harness: harness.name });
+  try {
+    await orange.hooks.agentSpawned.promise({ orange, task, role, spawnId });
+  } catch (error) {
+    ctx.log.error('lifecycle hook failed', { hook: 'agentSpawned', error: error instanceof Error ? error.message : String(error) });
+  }
+  return { spawnId, session, window };
+}

@@ -1,0 +1,95 @@
+/**
+ * Runs one agent and reports its exit to Orange at once, so exit rules need not wait for a poll.
+ * Usage: node agent-wrapper.js [--cli <entry>] --project P --task ID --role R --spawn S -- <agent argv...>
+ *    or: node agent-wrapper.js … --spawn S --spec <file.json>   ({argv, env}: for commands too long for tmux)
+ * Node builtins only: it starts before every agent and must start fast.
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import { constants } from 'node:os';
+
+interface WrapperArgs {
+  cli: string | null;
+  project: string;
+  task: string;
+  role: string;
+  spawn: string;
+  command: string[];
+  env: Record<string, string>;
+}
+
+function parseArgs(argv: string[]): WrapperArgs | string {
+  const split = argv.indexOf('--');
+  const head = split < 0 ? argv : argv.slice(0, split);
+  const flags = new Map<string, string>();
+  for (let i = 0; i < head.length; i += 2) {
+    const key = head[i];
+    const value = head[i + 1];
+    if (!key?.startsWith('--') || value === undefined) return `bad argument "${key ?? ''}"`;
+    flags.set(key.slice(2), value);
+  }
+  let command = split < 0 ? [] : argv.slice(split + 1);
+  let env: Record<string, string> = {};
+  const specFile = flags.get('spec');
+  if (specFile) {
+    try {
+      const spec = JSON.parse(readFileSync(specFile, 'utf8')) as { argv?: unknown; env?: unknown };
+      rmSync(specFile, { force: true });
+      if (!Array.isArray(spec.argv) || !spec.argv.every((a) => typeof a === 'string')) return `spec ${specFile} has no argv`;
+      command = spec.argv;
+      if (spec.env && typeof spec.env === 'object') env = spec.env as Record<string, string>;
+    } catch (error) {
+      return `cannot read spec ${specFile}: ${(error as Error).message}`;
+    }
+  }
+  if (command.length === 0) return 'no agent command (give it after "--" or in --spec)';
+  const need = (name: string) => flags.get(name) ?? '';
+  return { cli: flags.get('cli') ?? null, project: need('project'), task: need('task'), role: need('role'), spawn: need('spawn'), command, env };
+}
+
+/** Starts `orange agent exited …` detached: it must outlive this process and the tmux window. */
+function reportExit(args: WrapperArgs, code: number): void {
+  if (!args.cli) return;
+  try {
+    const reporter = spawn(
+      process.execPath,
+      [args.cli, 'agent', 'exited', '--project', args.project, '--task', args.task, '--role', args.role, '--spawn', args.spawn, '--code', String(code)],
+      { detached: true, stdio: 'ignore' },
+    );
+    reporter.on('error', () => undefined);
+    reporter.unref();
+  } catch {
+    // Reporting is best effort: the exit monitor's poll is the backstop.
+  }
+}
+
+function main(): void {
+  const args = parseArgs(process.argv.slice(2));
+  if (typeof args === 'string') {
+    process.stderr.write(`orange agent wrapper: ${args}\n`);
+    process.exit(2);
+  }
+  const [file, ...rest] = args.command as [string, ...string[]];
+  const child = spawn(file, rest, { stdio: 'inherit', env: { ...process.env, ...args.env } });
+  let finished = false;
+  const finish = (code: number) => {
+    if (finished) return;
+    finished = true;
+    reportExit(args, code);
+    process.exit(code);
+  };
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.on(signal, () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    });
+  }
+  child.on('error', (error) => {
+    process.stderr.write(`orange agent wrapper: cannot start ${file}: ${error.message}\n`);
+    finish(127);
+  });
+  child.on('exit', (code, signal) => {
+    finish(code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0));
+  });
+}
+
+main();

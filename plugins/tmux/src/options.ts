@@ -1,0 +1,24 @@
+import { parsePluginOptions } from '@orange/core';
+import { z } from 'zod';
+
+/** Options of the tmux plugin. */
+export const TmuxOptionsSchema = z
+  .object({
+    /** tmux server socket name (`tmux -L`); default `$ORANGE_TMUX_SOCKET`, else tmux's default server. */
+    socketName: z.string().min(1).regex(/^[A-Za-z0-9._-]+$/, 'must be letters, digits, ".", "_" or "-"').optional(),
+    /** The tmux executable. */
+    tmuxBin: z.string().min(1).default('tmux'),
+    /** Pause between typing a notification and pressing Enter (TUIs treat instant Enter as part of a paste). */
+    submitDelayMs: z.number().int().nonnegative().max(5000).default(150),
+  })
+  .strict();
+
+export type TmuxOptionsInput = z.input<typeof TmuxOptionsSchema>;
+export type TmuxOptions = z.output<typeof TmuxOptionsSchema>;
+
+/** Validates the options and fills the socket from the environment when not given. */
+export function parseTmuxOptions(options: unknown, env: NodeJS.ProcessEnv = process.env): TmuxOptions {
+  const parsed = parsePluginOptions('tmux', TmuxOptionsSchema, options);
+  const fromEnv = env.ORANGE_TMUX_SOCKET?.trim();
+  return { ...parsed, socketName: parsed.socketName ?? (fromEnv ? fromEnv : undefined) };
+}

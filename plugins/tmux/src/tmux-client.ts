@@ -1,0 +1,109 @@
+import { OrangeError } from '@orange/core';
+
+/** Outcome of one tmux call that is allowed to fail. */
+export interface TmuxResult {
+  readonly ok: boolean;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** One window as `list-windows -a` reports it. */
+export interface TmuxWindow {
+  readonly session: string;
+  readonly window: string;
+  /** The agent is gone but the window stays (`remain-on-exit` in the user's tmux config). */
+  readonly dead: boolean;
+}
+
+const NO_SERVER = /no server running|error connecting to|server exited unexpectedly/i;
+const MISSING_TARGET = /can't find (session|window|pane)|no such (session|window)|session not found|window not found/i;
+
+/**
+ * tmux reads an argument that ends in `;` as a command separator, even inside an argument array;
+ * `\;` at the end stands for a literal `;` (and tmux turns the `\` we add back into the original text).
+ */
+export function escapeTmuxArgument(arg: string): string {
+  return arg.endsWith(';') ? `${arg.slice(0, -1)}\\;` : arg;
+}
+
+/** `-c` (start directory) is expanded as a tmux format, so a literal `#` must be doubled. */
+export function escapeTmuxFormat(text: string): string {
+  return text.replace(/#/g, '##');
+}
+
+/** The one way this plugin runs tmux: an argument array, on the configured server (`-L`). */
+export class TmuxClient {
+  /** tmux processes started by this client (for the runtime's cost figures). */
+  calls = 0;
+
+  constructor(
+    readonly bin: string,
+    readonly socketName: string | undefined,
+  ) {}
+
+  /** The argument array for a tmux command, server selection included. */
+  argv(args: readonly string[]): string[] {
+    return [...(this.socketName ? ['-L', this.socketName] : []), ...args.map(escapeTmuxArgument)];
+  }
+
+  /** Runs a tmux command (with extra client environment); failure is returned, not thrown. */
+  async attempt(args: readonly string[], env?: Readonly<Record<string, string>>): Promise<TmuxResult> {
+    this.calls++;
+    try {
+      // Loaded on first use: execa costs ~100 ms of start-up, and most CLI calls start no process.
+      const { execa } = await import('execa');
+      const result = await execa(this.bin, this.argv(args), { reject: false, stdin: 'ignore', ...(env ? { env } : {}) });
+      return { ok: result.exitCode === 0, stdout: String(result.stdout ?? ''), stderr: String(result.stderr ?? '') };
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') throw new OrangeError('E_RUNTIME', `tmux is not installed (could not run "${this.bin}")`);
+      throw error;
+    }
+  }
+
+  /** Runs a tmux command; a failure is an E_RUNTIME error quoting tmux. */
+  async run(args: readonly string[], env?: Readonly<Record<string, string>>): Promise<string> {
+    const result = await this.attempt(args, env);
+    if (!result.ok) {
+      const reason = result.stderr.trim().split('\n')[0] || 'failed';
+      if (result.stderr.includes('ENOENT')) throw new OrangeError('E_RUNTIME', `tmux is not installed (could not run "${this.bin}")`);
+      throw new OrangeError('E_RUNTIME', `tmux ${args[0]} failed: ${reason}`, { args: [...args], stderr: result.stderr });
+    }
+    return result.stdout;
+  }
+
+  /** Every window on the server in one call; no server running means no windows. */
+  async listWindows(): Promise<TmuxWindow[]> {
+    const result = await this.attempt(['list-windows', '-a', '-F', '#{session_name}\t#{window_name}\t#{pane_dead}']);
+    if (!result.ok) {
+      if (NO_SERVER.test(result.stderr)) return [];
+      throw new OrangeError('E_RUNTIME', `tmux list-windows failed: ${result.stderr.trim() || 'unknown error'}`);
+    }
+    const windows: TmuxWindow[] = [];
+    for (const line of result.stdout.split('\n')) {
+      const deadTab = line.lastIndexOf('\t');
+      const tab = line.lastIndexOf('\t', deadTab - 1);
+      if (tab <= 0) continue;
+      windows.push({ session: line.slice(0, tab), window: line.slice(tab + 1, deadTab), dead: line.slice(deadTab + 1) === '1' });
+    }
+    return windows;
+  }
+
+  /** Runs a kill-style command where a missing target (or server) already means done. */
+  async killIfPresent(args: readonly string[]): Promise<boolean> {
+    const result = await this.attempt(args);
+    if (result.ok) return true;
+    if (NO_SERVER.test(result.stderr) || MISSING_TARGET.test(result.stderr)) return false;
+    throw new OrangeError('E_RUNTIME', `tmux ${args[0]} failed: ${result.stderr.trim() || 'unknown error'}`);
+  }
+
+  /**
+   * Types `text` into a pane as literal keys (`send-keys -l`: no key names, no shell), waits, then
+   * presses Enter. The pause keeps agent TUIs from swallowing the Enter into a paste.
+   */
+  async typeLine(target: string, text: string, submitDelayMs: number): Promise<void> {
+    await this.run(['send-keys', '-t', target, '-l', text]);
+    if (submitDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, submitDelayMs));
+    await this.run(['send-keys', '-t', target, 'Enter']);
+  }
+}

@@ -1,0 +1,60 @@
+import { OrangeError, type AgentRole, type Runtime, type RuntimeSnapshot, type TaskMeta } from '@orange/core';
+import { sessionTarget, taskSession, windowName, windowTarget } from './session-name.js';
+import type { TmuxClient } from './tmux-client.js';
+
+/** The tmux arguments (after any `-L`) that hand the terminal to `target`. */
+export function attachArgs(target: string, insideTmux: boolean): string[] {
+  return insideTmux ? ['switch-client', '-t', target] : ['attach-session', '-t', target];
+}
+
+/** The runtime slot on tmux: liveness from one `list-windows` call, attach, kill by name. */
+export class TmuxRuntime implements Runtime {
+  readonly name = 'tmux';
+
+  constructor(private readonly client: TmuxClient) {}
+
+  /** Every window on the server, read with a single tmux process. */
+  async snapshot(): Promise<RuntimeSnapshot> {
+    const windows = await this.client.listWindows();
+    const alive = new Set(windows.filter((w) => !w.dead).map((w) => `${w.session}\t${w.window}`));
+    const sessions = [...new Set(windows.map((w) => w.session))];
+    return {
+      isAlive: (task: TaskMeta, role: AgentRole) => alive.has(`${taskSession(task)}\t${windowName(task, role)}`),
+      sessions,
+      processes: 1,
+    };
+  }
+
+  /** Switches (inside tmux) or attaches the terminal to the task's session, at the role's window. */
+  async attach(task: TaskMeta, role?: AgentRole): Promise<void> {
+    const session = taskSession(task);
+    const snapshot = await this.client.listWindows();
+    const windows = snapshot.filter((w) => w.session === session).map((w) => w.window);
+    if (windows.length === 0) {
+      throw new OrangeError('E_RUNTIME', `task ${task.id} has no tmux session ${session} (no agent is running; start one with: orange task respawn ${task.id})`);
+    }
+    const window = role ? windowName(task, role) : undefined;
+    const target = window && windows.includes(window) ? windowTarget(session, window) : sessionTarget(session);
+    if (process.env.TMUX) {
+      const switched = await this.client.attempt(attachArgs(target, true));
+      if (switched.ok) return;
+      // $TMUX belongs to another server (e.g. Orange uses its own socket): attach nested instead.
+    }
+    const env = { ...process.env };
+    delete env.TMUX;
+    // Loaded on first use: execa costs ~100 ms of start-up, and most CLI calls start no process.
+    const { execa } = await import('execa');
+    const result = await execa(this.client.bin, this.client.argv(attachArgs(target, false)), { stdio: 'inherit', reject: false, env, extendEnv: false });
+    if (result.exitCode !== 0) throw new OrangeError('E_RUNTIME', `could not attach to tmux session ${session}`);
+  }
+
+  /** The session a task's agents run in. */
+  sessionName(task: TaskMeta): string {
+    return taskSession(task);
+  }
+
+  /** Kills a session by exact name; a missing one is fine. */
+  async killSession(name: string): Promise<void> {
+    await this.client.killIfPresent(['kill-session', '-t', sessionTarget(name)]);
+  }
+}

@@ -1,0 +1,312 @@
+import { existsSync } from 'node:fs';
+import { readFile, stat, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { OrangeError } from '@orange/core';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, otherActions, readEnvDump, tmuxSandbox, type TmuxSandbox } from '../test/tmux-sandbox.js';
+import { sessionName } from './session-name.js';
+import { TmuxClient } from './tmux-client.js';
+import { tmux } from './tmux.js';
+
+// Each agent dumps its environment and arguments, then idles like a real agent would.
+const DUMP = 'env -0 > "$ORANGE_HOME/env-$ORANGE_ROLE.txt"; printf "%s\\n" "$@" > "$ORANGE_HOME/args-$ORANGE_ROLE.txt"; sleep 30';
+
+let box: TmuxSandbox;
+
+beforeAll(async () => {
+  box = await tmuxSandbox();
+  box.setAgent(() => ['sh', '-c', DUMP, 'sh', 'ends with;', '#{session_name}']);
+});
+afterAll(async () => {
+  await box.cleanup();
+});
+
+describe('spawn_agent', () => {
+  it('starts the worker in session <project>/<branch>, window worker, in the workspace, with the agent env', async () => {
+    const task = await box.newTask({ branch: 'feat/env.check' });
+    const after = await box.read(task);
+    const session = 'demo/feat/env_check';
+    expect(after.meta.status).toBe('planning');
+    expect(after.meta.tmux_session).toBe(session);
+    expect(after.meta.worker_spawn).toMatch(/^[0-9A-Za-z]{10}$/);
+    expect(await box.windows()).toContain(`${session}:worker`);
+    expect(await box.tmux('display-message', '-p', '-t', `=${session}:=worker`, '#{pane_current_path}')).toBe(after.meta.workspace);
+
+    const env = await eventually(() => readEnvDump(join(box.home, 'env-worker.txt')).then((e) => (e.ORANGE_SPAWN_ID ? e : null)));
+    expect(env).toMatchObject({
+      ORANGE_TASK_ID: task.meta.id,
+      ORANGE_PROJECT: 'demo',
+      ORANGE_BRANCH: 'feat/env.check',
+      ORANGE_ROLE: 'worker',
+      ORANGE_STATUS: 'planning',
+      ORANGE_REVIEW_ROUND: '0',
+      ORANGE_TASK_FILE: join(after.meta.workspace!, 'TASK.md'),
+      ORANGE_HOME: box.home,
+      ORANGE_SPAWN_ID: after.meta.worker_spawn,
+      ORANGE_TMUX_SOCKET: box.socket,
+      TEST_HARNESS_VAR: 'from-harness',
+    });
+    expect(env.ORANGE_PROMPT).toContain('# Task: test task');
+    expect(env.PATH!.split(':')[0]).toBe(join(box.home, 'run', 'bin'));
+    // Arguments reach the agent untouched: no `;` command splitting, no format expansion.
+    const args = await readFile(join(box.home, 'args-worker.txt'), 'utf8');
+    expect(args).toBe('ends with;\n#{session_name}\n');
+
+    const history = await box.orange.store.history('demo', task.meta.id);
+    expect(history).toContainEqual(expect.objectContaining({ type: 'agent.spawned', role: 'worker', session, window: 'worker', harness: 'script', spawn: after.meta.worker_spawn }));
+  });
+
+  it('writes an executable orange shim that runs the CLI entry with this node', async () => {
+    const shim = join(box.home, 'run', 'bin', 'orange');
+    expect((await stat(shim)).mode & 0o777).toBe(0o755);
+    const { stdout } = await execa(shim, ['agent', 'exited', '--probe']);
+    expect(stdout).toBe('');
+    const calls = (await readFile(box.cliCalls, 'utf8')).trim().split('\n').map((l) => JSON.parse(l).argv);
+    expect(calls).toContainEqual(['agent', 'exited', '--probe']);
+  });
+
+  it('does nothing when the worker is already running (idempotent)', async () => {
+    const task = await box.newTask({ branch: 'idem' });
+    const before = await box.read(task);
+    await box.runAction(task, 'spawn_agent');
+    const after = await box.read(task);
+    expect(after.meta.worker_spawn).toBe(before.meta.worker_spawn);
+    expect((await box.windows()).filter((w) => w.startsWith('demo/idem:'))).toEqual(['demo/idem:worker']);
+  });
+
+  it('refuses to start an agent for a task without a workspace, with a clear error', async () => {
+    const task = await box.newTask({ branch: 'no-ws', spawn: false });
+    const error = await box.runAction(task, 'spawn_agent').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OrangeError);
+    expect((error as OrangeError).code).toBe('E_RUNTIME');
+    expect((error as OrangeError).message).toMatch(/has no workspace/);
+    expect(await box.windows()).not.toContain('demo/no-ws:worker');
+  });
+
+  it('passes a prompt too long for a tmux command line through a spec file', async () => {
+    const big = 'x'.repeat(20_000);
+    box.setAgent(() => ['sh', '-c', 'printf %s "$1" | wc -c > "$ORANGE_HOME/long.txt"; echo "$ORANGE_TASK_ID" >> "$ORANGE_HOME/long.txt"; sleep 30', 'sh', big]);
+    try {
+      const task = await box.newTask({ branch: 'long-prompt' });
+      const text = await eventually(() => readFile(join(box.home, 'long.txt'), 'utf8').then((t) => (t.includes('\n') && t.trim().split('\n').length === 2 ? t : null)));
+      expect(text.trim().split('\n')).toEqual(['20000', task.meta.id]);
+      expect(await readdir(join(box.home, 'run', 'spawns'))).toEqual([]);
+    } finally {
+      box.setAgent(() => ['sh', '-c', DUMP, 'sh', 'ends with;', '#{session_name}']);
+    }
+  });
+});
+
+describe('reviewer windows and notifications', () => {
+  it('runs the reviewer in window review-1 beside the live worker, then kill_reviewer leaves the worker running', async () => {
+    const task = await box.newTask({ branch: 'review-flow' });
+    const session = 'demo/review-flow';
+    await box.writeSection(task, 'Plan', 'APPROACH: do it');
+    await box.orange.engine.transition({ project: 'demo', id: task.meta.id }, 'working');
+    await box.writeSection(task, 'Handoff', 'DONE: did it');
+    await box.orange.engine.transition({ project: 'demo', id: task.meta.id }, 'agent-review');
+    const inReview = await box.read(task);
+    expect(inReview.meta.review_round).toBe(1);
+    expect(inReview.meta.reviewer_spawn).toMatch(/^[0-9A-Za-z]{10}$/);
+    expect((await box.windows()).filter((w) => w.startsWith(`${session}:`))).toEqual([`${session}:review-1`, `${session}:worker`]);
+    const env = await eventually(() => readEnvDump(join(box.home, 'env-reviewer.txt')).then((e) => (e.ORANGE_TASK_ID === task.meta.id ? e : null)));
+    expect(env).toMatchObject({ ORANGE_ROLE: 'reviewer', ORANGE_STATUS: 'agent-review', ORANGE_REVIEW_ROUND: '1' });
+    expect(env.ORANGE_PROMPT).toContain('Review round: 1 of 2');
+
+    await box.writeSection(task, 'Review', 'Verdict: PASS\nLooks good.');
+    await box.orange.engine.transition({ project: 'demo', id: task.meta.id }, 'reviewing');
+    const reviewed = await box.read(task);
+    expect(reviewed.meta.reviewer_spawn).toBeNull();
+    expect(reviewed.meta.worker_spawn).toBe(inReview.meta.worker_spawn);
+    expect((await box.windows()).filter((w) => w.startsWith(`${session}:`))).toEqual([`${session}:worker`]);
+    // The worker (sleeping, so the tty echoes what is typed) received the PASS notice.
+    const pane = await eventually(async () => {
+      const text = await box.tmux('capture-pane', '-p', '-J', '-t', `=${session}:=worker`);
+      return text.includes('Review PASSED') ? text : null;
+    });
+    expect(pane).toContain('Nothing more to do unless a human asks for changes.');
+  });
+
+  it('types notification text literally: no key names, no shell, no tmux command splitting', async () => {
+    box.setAgent(() => ['sh', '-c', 'cat > "$ORANGE_HOME/typed.txt"']);
+    try {
+      const task = await box.newTask({ branch: 'literal' });
+      const session = 'demo/literal';
+      await eventually(async () => (await box.windows()).includes(`${session}:worker`));
+      const client = new TmuxClient('tmux', box.socket);
+      const text = `$HOME; touch ${box.home}/pwned "quotes" 'single' \`id\` C-c Enter #{session_name} \\ end;`;
+      await client.typeLine(`=${session}:=worker`, text, 50);
+      const typed = await eventually(() => readFile(join(box.home, 'typed.txt'), 'utf8').then((t) => (t.endsWith('\n') ? t : null)));
+      expect(typed).toBe(`${text}\n`);
+      expect(existsSync(join(box.home, 'pwned'))).toBe(false);
+      expect((await box.read(task)).meta.status).toBe('planning');
+    } finally {
+      box.setAgent(() => ['sh', '-c', DUMP, 'sh', 'ends with;', '#{session_name}']);
+    }
+  });
+
+  it('tells a live worker that review failed (agent-review → working)', async () => {
+    box.setAgent(() => ['sh', '-c', 'cat > "$ORANGE_HOME/notice-$ORANGE_TASK_ID.txt"']);
+    try {
+      const task = await box.newTask({ branch: 'fail-notice' });
+      await eventually(async () => (await box.windows()).includes('demo/fail-notice:worker'));
+      await box.runAction(task, 'notify_worker', { from: 'agent-review', to: 'working' });
+      const typed = await eventually(() => readFile(join(box.home, `notice-${task.meta.id}.txt`), 'utf8').then((t) => (t.endsWith('\n') ? t : null)));
+      expect(typed).toMatch(/^\[orange\] Review round 0 FAILED\. Read ## Review .*orange task update --status agent-review\n$/);
+    } finally {
+      box.setAgent(() => ['sh', '-c', DUMP, 'sh', 'ends with;', '#{session_name}']);
+    }
+  });
+
+  it('starts a worker on demand when notify_worker finds none (task created at agent-review)', async () => {
+    const task = await box.newTask({ branch: 'on-demand', status: 'agent-review' });
+    const session = 'demo/on-demand';
+    const created = await box.read(task);
+    expect(created.meta.worker_spawn).toBeNull();
+    expect((await box.windows()).filter((w) => w.startsWith(`${session}:`))).toEqual([`${session}:review-1`]);
+
+    await box.writeSection(task, 'Review', 'Verdict: FAIL\nFix the tests.');
+    await box.orange.engine.transition({ project: 'demo', id: task.meta.id }, 'working');
+    const after = await box.read(task);
+    expect(after.meta.status).toBe('working');
+    expect(after.meta.worker_spawn).toMatch(/^[0-9A-Za-z]{10}$/);
+    expect(after.meta.reviewer_spawn).toBeNull();
+    expect((await box.windows()).filter((w) => w.startsWith(`${session}:`))).toEqual([`${session}:worker`]);
+    const env = await eventually(() => readEnvDump(join(box.home, 'env-worker.txt')).then((e) => (e.ORANGE_TASK_ID === task.meta.id ? e : null)));
+    expect(env.ORANGE_STATUS).toBe('working');
+    // The on-demand worker gets the respawn prompt: it resumes from TASK.md.
+    expect(env.ORANGE_PROMPT).toContain('# Resuming: test task');
+  });
+});
+
+describe('kill_session', () => {
+  it('clears the spawn ids and kills the session, leaving a session whose name extends it alone', async () => {
+    const longer = await box.newTask({ branch: 'cancel-me2' });
+    const task = await box.newTask({ branch: 'cancel-me' });
+    await box.orange.engine.transition({ project: 'demo', id: task.meta.id }, 'cancelled');
+    const after = await box.read(task);
+    expect(after.meta.worker_spawn).toBeNull();
+    expect(after.meta.reviewer_spawn).toBeNull();
+    const windows = await box.windows();
+    expect(windows).not.toContain('demo/cancel-me:worker');
+    expect(windows).toContain('demo/cancel-me2:worker');
+    // Killing it again (or a task whose session never existed) is fine, and never hits the longer name.
+    await box.runAction(after, 'kill_session');
+    expect(await box.windows()).toContain('demo/cancel-me2:worker');
+    expect((await box.read(longer)).meta.worker_spawn).not.toBeNull();
+  });
+
+  it('kill_reviewer of a round with no window does not touch review-10', async () => {
+    const task = await box.newTask({ branch: 'rounds' });
+    const ws = (await box.read(task)).meta.workspace!;
+    await box.tmux('new-window', '-d', '-t', '=demo/rounds:', '-n', 'review-10', '-c', ws, 'sleep', '30');
+    await box.orange.store.patch('demo', task.meta.id, { review_round: 1 });
+    await box.runAction(task, 'kill_reviewer');
+    expect(await box.windows()).toContain('demo/rounds:review-10');
+  });
+
+  it('defers the kill when the calling process runs inside the session being killed', async () => {
+    const task = await box.newTask({ branch: 'self-kill' });
+    const session = 'demo/self-kill';
+    const [pane, socketPath] = (await box.tmux('display-message', '-p', '-t', `=${session}:=worker`, '#{pane_id}\t#{socket_path}')).split('\t');
+    process.env.TMUX = `${socketPath},1,0`;
+    process.env.TMUX_PANE = pane;
+    let deferred: Array<() => Promise<void>>;
+    try {
+      deferred = await box.runAction(task, 'kill_session');
+    } finally {
+      delete process.env.TMUX;
+      delete process.env.TMUX_PANE;
+    }
+    expect((await box.read(task)).meta.worker_spawn).toBeNull();
+    expect(await box.windows()).toContain(`${session}:worker`);
+    expect(deferred).toHaveLength(1);
+    await deferred[0]!();
+    expect(await box.windows()).not.toContain(`${session}:worker`);
+  });
+});
+
+describe('runtime slot', () => {
+  it('reads liveness of every worker and reviewer with one tmux process', async () => {
+    const task = await box.newTask({ branch: 'snap' });
+    const counter = join(box.home, 'tmux-calls.txt');
+    const countingTmux = join(box.home, 'counting-tmux.sh');
+    await execa('sh', ['-c', `printf '%s\\n' '#!/bin/sh' 'echo call >> "${counter}"' 'exec tmux "$@"' > "${countingTmux}" && chmod +x "${countingTmux}"`]);
+    const { Orange, OrangePaths } = await import('@orange/core');
+    const counted = await Orange.create({ defaults: false, plugins: [tmux({ socketName: box.socket, tmuxBin: countingTmux }), otherActions()] }, { paths: new OrangePaths(box.home) });
+    const runtime = counted.slot('runtime');
+    const meta = (await box.read(task)).meta;
+    const snapshot = await runtime.snapshot();
+    expect(snapshot.isAlive(meta, 'worker')).toBe(true);
+    expect(snapshot.isAlive(meta, 'reviewer')).toBe(false);
+    expect(snapshot.isAlive({ ...meta, branch: 'snap2', tmux_session: null }, 'worker')).toBe(false);
+    expect(snapshot.sessions).toContain('demo/snap');
+    expect(snapshot.processes).toBe(1);
+    expect((await readFile(counter, 'utf8')).trim().split('\n')).toHaveLength(1);
+    expect(runtime.sessionName(meta)).toBe('demo/snap');
+  });
+
+  it('reports nothing alive when no tmux server is running', async () => {
+    const { Orange, OrangePaths } = await import('@orange/core');
+    const lonely = await Orange.create({ defaults: false, plugins: [tmux({ socketName: `${box.socket}-none` }), otherActions()] }, { paths: new OrangePaths(box.home) });
+    const snapshot = await lonely.slot('runtime').snapshot();
+    const meta = (await box.newTask({ branch: 'x', spawn: false })).meta;
+    expect(snapshot.isAlive(meta, 'worker')).toBe(false);
+    expect(snapshot.sessions).toEqual([]);
+    await lonely.slot('runtime').killSession('demo/x');
+  });
+
+  it('counts a dead pane kept by remain-on-exit as not alive, and a spawn replaces it', async () => {
+    box.setAgent(() => ['sleep', '1']);
+    let task;
+    try {
+      task = await box.newTask({ branch: 'remain' });
+    } finally {
+      box.setAgent(() => ['sh', '-c', DUMP, 'sh', 'ends with;', '#{session_name}']);
+    }
+    await box.tmux('set-option', '-w', '-t', '=demo/remain:=worker', 'remain-on-exit', 'on');
+    await eventually(async () => (await box.tmux('display-message', '-p', '-t', '=demo/remain:=worker', '#{pane_dead}')) === '1');
+    const meta = (await box.read(task)).meta;
+    expect((await box.orange.slot('runtime').snapshot()).isAlive(meta, 'worker')).toBe(false);
+    await box.runAction(task, 'spawn_agent', { cause: 'respawn' });
+    const after = (await box.read(task)).meta;
+    expect(after.worker_spawn).not.toBe(meta.worker_spawn);
+    expect((await box.windows()).filter((w) => w.startsWith('demo/remain:'))).toEqual(['demo/remain:worker']);
+    expect((await box.orange.slot('runtime').snapshot()).isAlive(after, 'worker')).toBe(true);
+  });
+
+  it('kills a session by exact name only', async () => {
+    await box.newTask({ branch: 'exact-b' });
+    await box.orange.slot('runtime').killSession('demo/exact');
+    expect(await box.windows()).toContain('demo/exact-b:worker');
+    await box.orange.slot('runtime').killSession('demo/exact-b');
+    expect(await box.windows()).not.toContain('demo/exact-b:worker');
+  });
+});
+
+describe('exit reports', () => {
+  it('reports the agent exit to the CLI within a second, with project, task, role, spawn and code', async () => {
+    box.setAgent(() => ['sh', '-c', 'sleep 0.3; node -e "console.log(Date.now())" > "$ORANGE_HOME/exited-at.txt"; exit 3']);
+    try {
+      const task = await box.newTask({ branch: 'exit-report' });
+      const spawn = (await box.read(task)).meta.worker_spawn;
+      const report = await eventually(async () => {
+        const lines = (await readFile(box.cliCalls, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { at: number; argv: string[] });
+        return lines.find((l) => l.argv.includes(task.meta.id));
+      });
+      expect(report.argv).toEqual(['agent', 'exited', '--project', 'demo', '--task', task.meta.id, '--role', 'worker', '--spawn', spawn, '--code', '3']);
+      const exitedAt = Number(await readFile(join(box.home, 'exited-at.txt'), 'utf8'));
+      expect(report.at - exitedAt).toBeLessThan(1_000);
+      await eventually(async () => !(await box.windows()).includes('demo/exit-report:worker'));
+    } finally {
+      box.setAgent(() => ['sh', '-c', DUMP, 'sh', 'ends with;', '#{session_name}']);
+    }
+  });
+});
+
+describe('sessionName', () => {
+  it('agrees with the name the spawned session got', () => {
+    expect(sessionName({ project: 'demo', branch: 'feat/env.check' })).toBe('demo/feat/env_check');
+  });
+});

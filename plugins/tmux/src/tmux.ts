@@ -1,0 +1,50 @@
+import { definePlugin, type ActionContext, type OrangePlugin } from '@orange/core';
+import { killReviewerWindow, killTaskSession } from './agent-kill.js';
+import { spawnAgent, type SpawnSetup } from './agent-spawn.js';
+import { parseTmuxOptions, type TmuxOptionsInput } from './options.js';
+import { taskSession, WORKER_WINDOW, windowTarget } from './session-name.js';
+import { TmuxClient } from './tmux-client.js';
+import { TmuxRuntime } from './tmux-runtime.js';
+import { workerNotice } from './worker-notice.js';
+import { agentWrapperPath } from './wrapper-path.js';
+
+const PLUGIN = 'tmux';
+
+/**
+ * The tmux runtime: one session per task, agents in windows, exits reported by a wrapper.
+ * Provides `spawn_agent`, `spawn_reviewer`, `kill_session`, `kill_reviewer`, `notify_worker` and the runtime slot.
+ */
+export function tmux(options: TmuxOptionsInput = {}): OrangePlugin {
+  const settings = parseTmuxOptions(options);
+  return definePlugin({
+    name: PLUGIN,
+    apply(orange) {
+      const client = new TmuxClient(settings.tmuxBin, settings.socketName);
+      const setup: SpawnSetup = { client, socketName: settings.socketName, wrapperPath: agentWrapperPath() };
+      const action = (name: string, fn: (ctx: ActionContext) => Promise<void>) => orange.hooks.actions.for(name).tapPromise(PLUGIN, fn);
+
+      action('spawn_agent', async (ctx) => {
+        await spawnAgent(ctx, 'worker', setup, ctx.cause === 'respawn');
+      });
+      action('spawn_reviewer', async (ctx) => {
+        await spawnAgent(ctx, 'reviewer', setup, ctx.cause === 'respawn');
+      });
+      action('kill_session', (ctx) => killTaskSession(ctx, client));
+      action('kill_reviewer', (ctx) => killReviewerWindow(ctx, client));
+      action('notify_worker', async (ctx) => {
+        const meta = ctx.task.meta;
+        const session = taskSession(meta);
+        const windows = await client.listWindows();
+        if (!windows.some((w) => w.session === session && w.window === WORKER_WINDOW && !w.dead)) {
+          // No worker to tell (it crashed, or the task was created at agent-review): start one on demand.
+          await spawnAgent(ctx, 'worker', setup, true);
+          return;
+        }
+        await client.typeLine(windowTarget(session, WORKER_WINDOW), workerNotice(ctx.from, ctx.to, meta), settings.submitDelayMs);
+        await ctx.record({ type: 'worker.notified', session, from: ctx.from, to: ctx.to });
+      });
+
+      orange.provide('runtime', new TmuxRuntime(client));
+    },
+  });
+}

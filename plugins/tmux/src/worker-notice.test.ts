@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { attachArgs } from './tmux-runtime.js';
+import { workerNotice } from './worker-notice.js';
+
+describe('workerNotice', () => {
+  it('tells the worker a failed review means fix, update the handoff and ask for review again', () => {
+    const text = workerNotice('agent-review', 'working', { review_round: 1 });
+    expect(text).toContain('Review round 1 FAILED');
+    expect(text).toContain('## Review');
+    expect(text).toContain('## Handoff');
+    expect(text).toContain('orange task update --status agent-review');
+  });
+
+  it('tells the worker a passed review leaves nothing to do', () => {
+    expect(workerNotice('agent-review', 'reviewing', { review_round: 1 })).toMatch(/PASSED.*Nothing more to do unless a human asks/);
+  });
+
+  it('tells the worker a human asked for changes and where to read them', () => {
+    const text = workerNotice('reviewing', 'working', { review_round: 1 });
+    expect(text).toMatch(/human requested changes/);
+    expect(text).toContain('## Notes');
+  });
+
+  it('is always a single line (a newline would submit half a message)', () => {
+    for (const [from, to] of [['agent-review', 'working'], ['agent-review', 'reviewing'], ['reviewing', 'working'], [null, 'x']] as const) {
+      expect(workerNotice(from, to, { review_round: 1 })).not.toMatch(/\n/);
+    }
+  });
+});
+
+describe('attachArgs', () => {
+  it('switches the client inside tmux and attaches outside it', () => {
+    expect(attachArgs('=p/b:=worker', true)).toEqual(['switch-client', '-t', '=p/b:=worker']);
+    expect(attachArgs('=p/b', false)).toEqual(['attach-session', '-t', '=p/b']);
+  });
+});

@@ -1,0 +1,164 @@
+import { existsSync } from 'node:fs';
+import { appendFile, lstat, mkdir, readFile, readlink, symlink, unlink } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { OrangeError, type Logger, type Project } from '@orange/core';
+import type { Git } from './git.js';
+
+/** The name the task file is linked under in every worktree. */
+export const TASK_LINK = 'TASK.md';
+
+/**
+ * A registered project's repository as the pool sees it: where worktrees are based,
+ * how they are created, put on a task's branch, and reset.
+ */
+export class ProjectRepo {
+  private remoteKnown: boolean | undefined;
+
+  constructor(
+    readonly project: Project,
+    private readonly git: Git,
+    private readonly remote: string,
+    private readonly log: Logger,
+  ) {}
+
+  get dir(): string {
+    return this.project.path;
+  }
+
+  /** True when the repository has the configured remote. */
+  async hasRemote(): Promise<boolean> {
+    this.remoteKnown ??= (await this.git.attempt(this.dir, ['remote', 'get-url', this.remote])).ok;
+    return this.remoteKnown;
+  }
+
+  /** Updates the remote-tracking branches; an unreachable remote is logged, not fatal (work can go on offline). */
+  async fetch(): Promise<void> {
+    if (!(await this.hasRemote())) return;
+    const result = await this.git.attempt(this.dir, ['fetch', '--prune', this.remote]);
+    if (!result.ok) this.log.warn('fetch failed; using the refs already fetched', { project: this.project.name, remote: this.remote, error: result.stderr.trim() });
+  }
+
+  /** Where free worktrees sit: `<remote>/<default>`, or the local default branch when there is no remote. */
+  async baseRef(): Promise<string> {
+    const remoteRef = `${this.remote}/${this.project.default_branch}`;
+    if ((await this.hasRemote()) && (await this.git.hasRef(this.dir, `refs/remotes/${remoteRef}`))) return remoteRef;
+    if (!(await this.git.hasRef(this.dir, `refs/heads/${this.project.default_branch}`))) {
+      throw new OrangeError(
+        'E_WORKSPACE',
+        `project ${this.project.name}: neither ${remoteRef} nor a local branch ${this.project.default_branch} exists in ${this.dir}`,
+      );
+    }
+    this.log.info('no remote default branch; using the local default branch', { project: this.project.name, remote: this.remote, branch: this.project.default_branch });
+    return this.project.default_branch;
+  }
+
+  /** Creates the worktree at `path`, detached at the base; an existing worktree of this repository is adopted. */
+  async addWorktree(path: string): Promise<void> {
+    if (existsSync(join(path, '.git'))) {
+      const [mine, theirs] = await Promise.all([this.commonDir(this.dir), this.commonDir(path)]);
+      if (mine === theirs) return;
+      throw new OrangeError('E_WORKSPACE', `${path} exists but is not a worktree of ${this.dir}; move it away and retry`);
+    }
+    // A worktree directory deleted by hand stays registered until pruned, and blocks `worktree add`.
+    await this.git.attempt(this.dir, ['worktree', 'prune']);
+    await mkdir(dirname(path), { recursive: true });
+    await this.git.run(this.dir, ['worktree', 'add', '--detach', path, await this.baseRef()]);
+    this.log.info('worktree created', { project: this.project.name, path });
+  }
+
+  /**
+   * Puts the worktree on `branch`: the local branch if it exists, else a tracking branch for
+   * `<remote>/<branch>`, else a new branch from the base (without tracking the default branch,
+   * so a plain `git push` can never land on it).
+   */
+  async switchToBranch(worktree: string, branch: string): Promise<'current' | 'local' | 'remote' | 'new'> {
+    const current = await this.git.attempt(worktree, ['symbolic-ref', '--quiet', '--short', 'HEAD']);
+    if (current.ok && current.stdout.trim() === branch) return 'current';
+    if (await this.git.hasRef(worktree, `refs/heads/${branch}`)) {
+      await this.switch(worktree, [branch], branch);
+      return 'local';
+    }
+    const remoteRef = `${this.remote}/${branch}`;
+    if ((await this.hasRemote()) && (await this.git.hasRef(worktree, `refs/remotes/${remoteRef}`))) {
+      await this.switch(worktree, ['--create', branch, '--track', remoteRef], branch);
+      return 'remote';
+    }
+    await this.switch(worktree, ['--no-track', '--create', branch, await this.baseRef()], branch);
+    return 'new';
+  }
+
+  /** Links the task's TASK.md into the worktree root (replacing a stale link or leftover copy). */
+  async linkTask(worktree: string, taskFile: string): Promise<void> {
+    const link = join(worktree, TASK_LINK);
+    const stat = await lstat(link).catch(() => null);
+    if (stat?.isSymbolicLink() && (await readlink(link)) === taskFile) return;
+    if (stat) {
+      if (!stat.isSymbolicLink() && (await this.git.attempt(worktree, ['ls-files', '--error-unmatch', '--', TASK_LINK])).ok) {
+        throw new OrangeError('E_WORKSPACE', `the repository of project ${this.project.name} tracks its own ${TASK_LINK}, so the task file cannot be linked into ${worktree}`);
+      }
+      await unlink(link);
+    }
+    await symlink(taskFile, link);
+  }
+
+  /** Removes the TASK.md link (or a copy an editor left in its place); a missing one is fine. */
+  async unlinkTask(worktree: string): Promise<void> {
+    const link = join(worktree, TASK_LINK);
+    const stat = await lstat(link).catch(() => null);
+    if (!stat) return;
+    if (!stat.isSymbolicLink()) {
+      if ((await this.git.attempt(worktree, ['ls-files', '--error-unmatch', '--', TASK_LINK])).ok) return;
+      this.log.warn('TASK.md in the worktree was a file, not the link; removed it', { worktree });
+    }
+    await unlink(link);
+  }
+
+  /** Adds each pattern missing from the worktree's exclude file. */
+  async exclude(worktree: string, patterns: readonly string[]): Promise<void> {
+    const file = resolve(worktree, (await this.git.run(worktree, ['rev-parse', '--git-path', 'info/exclude'])).trim());
+    const existing = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return '';
+      throw error;
+    });
+    const present = new Set(existing.split('\n').map((l) => l.trim()));
+    const missing = [...new Set(patterns)].filter((p) => !present.has(p));
+    if (missing.length === 0) return;
+    await mkdir(dirname(file), { recursive: true });
+    // Worktrees share one exclude file; appending (not rewriting) never drops a line another process just added.
+    const separator = existing === '' || existing.endsWith('\n') ? '' : '\n';
+    await appendFile(file, `${separator}${missing.join('\n')}\n`, 'utf8');
+  }
+
+  /** Paths with uncommitted changes (untracked files included; excluded ones such as TASK.md are not). */
+  async changedFiles(worktree: string): Promise<string[]> {
+    const out = await this.git.run(worktree, ['status', '--porcelain']);
+    return out
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => l.slice(3));
+  }
+
+  /** Puts a worktree back to the base: discards changes, removes untracked files, detaches at the base. */
+  async reset(worktree: string): Promise<void> {
+    await this.git.run(worktree, ['reset', '--quiet', '--hard']);
+    await this.git.run(worktree, ['clean', '-fdq']);
+    await this.git.run(worktree, ['switch', '--quiet', '--detach', await this.baseRef()]);
+    await this.unlinkTask(worktree);
+  }
+
+  private async switch(worktree: string, args: string[], branch: string): Promise<void> {
+    const result = await this.git.attempt(worktree, ['switch', '--quiet', ...args]);
+    if (result.ok) return;
+    const inUse = /already (checked out|used by worktree) at '([^']+)'/.exec(result.stderr);
+    if (inUse) {
+      throw new OrangeError('E_WORKSPACE', `branch ${branch} is checked out in ${inUse[2]}; switch that checkout to another branch and retry`);
+    }
+    const reason = result.stderr.split('\n').find((l) => /^(fatal|error):/.test(l)) ?? result.stderr.trim();
+    throw new OrangeError('E_WORKSPACE', `cannot put ${worktree} on branch ${branch}: ${reason.replace(/^(fatal|error):\s*/, '')}`);
+  }
+
+  private async commonDir(dir: string): Promise<string> {
+    const out = await this.git.run(dir, ['rev-parse', '--path-format=absolute', '--git-common-dir']);
+    return out.trim();
+  }
+}

@@ -1,0 +1,324 @@
+import { existsSync } from 'node:fs';
+import { lstat, mkdir, readFile, readlink, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { TransitionRefused, type Orange, type Task } from '@orange/core';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { commitFile, git, gitMaybe, poolSandbox, setGitIdentity, type PoolSandbox } from '../test/git-sandbox.js';
+import { worktreePool } from './index.js';
+
+beforeAll(setGitIdentity);
+
+let sandboxes: PoolSandbox[] = [];
+afterEach(async () => {
+  await Promise.all(sandboxes.map((s) => s.cleanup()));
+  sandboxes = [];
+});
+
+async function sandbox(options: Parameters<typeof poolSandbox>[0] = {}): Promise<PoolSandbox> {
+  const s = await poolSandbox(options);
+  sandboxes.push(s);
+  return s;
+}
+
+async function start(orange: Orange, options: { branch?: string; summary?: string } = {}): Promise<Task> {
+  const { task } = await orange.engine.createTask({ project: 'demo', summary: options.summary ?? 'do a thing', ...(options.branch ? { branch: options.branch } : {}) });
+  return task;
+}
+
+async function poolFile(s: PoolSandbox): Promise<{ workspaces: { name: string; task: string | null; path: string }[] }> {
+  return JSON.parse(await readFile(s.orange.paths.poolFile, 'utf8'));
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('worktree-pool options', () => {
+  it('refuses a remote that git would read as an option, naming the plugin and field', () => {
+    expect(() => worktreePool({ remote: '--upload-pack=x' })).toThrow(/plugin worktree-pool: option "remote"/);
+    expect(() => worktreePool({ poolSize: 3 } as never)).toThrow(/plugin worktree-pool/);
+  });
+});
+
+describe('acquire_workspace', () => {
+  it('creates worktrees lazily, one per started task, never beyond pool_size', async () => {
+    const s = await sandbox({ poolSize: 2 });
+    expect(await s.orange.slot('workspaces').list('demo')).toEqual([]);
+    const a = await start(s.orange);
+    expect(a.meta.status).toBe('planning');
+    expect(a.meta.workspace).toBe(s.orange.paths.workspaceDir('demo', 1));
+    expect(existsSync(s.orange.paths.workspaceDir('demo', 2))).toBe(false);
+    const b = await start(s.orange);
+    expect(b.meta.workspace).toBe(s.orange.paths.workspaceDir('demo', 2));
+    await start(s.orange);
+    expect(existsSync(s.orange.paths.workspaceDir('demo', 3))).toBe(false);
+    const listed = await s.orange.slot('workspaces').list('demo');
+    expect(listed.map((w) => [w.name, w.task])).toEqual([
+      ['demo--1', a.meta.id],
+      ['demo--2', b.meta.id],
+    ]);
+  });
+
+  it('puts the worktree on the task branch with TASK.md linked and hidden from git', async () => {
+    const s = await sandbox();
+    const task = await start(s.orange);
+    const wt = task.meta.workspace as string;
+    expect(await git(wt, 'symbolic-ref', '--short', 'HEAD')).toBe(task.meta.branch);
+    expect(await git(wt, 'rev-parse', 'HEAD')).toBe(await git(s.repo, 'rev-parse', 'origin/main'));
+    // A new branch must not track the default branch: a bare `git push` could land on main.
+    expect(await gitMaybe(wt, 'rev-parse', '--abbrev-ref', '@{upstream}')).toBeNull();
+    const link = join(wt, 'TASK.md');
+    expect((await lstat(link)).isSymbolicLink()).toBe(true);
+    expect(await readlink(link)).toBe(s.orange.paths.taskFile('demo', task.meta.id));
+    expect(await readFile(link, 'utf8')).toContain(task.meta.id);
+    const exclude = await readFile(join(s.repo, '.git', 'info', 'exclude'), 'utf8');
+    expect(exclude.split('\n')).toEqual(expect.arrayContaining(['TASK.md', '.fake-harness/']));
+    await mkdir(join(wt, '.fake-harness'));
+    await writeFile(join(wt, '.fake-harness', 'settings.json'), '{}\n');
+    expect(await git(wt, 'status', '--porcelain')).toBe('');
+    expect((await s.orange.store.history('demo', task.meta.id)).map((e) => e.type)).toContain('workspace.acquired');
+  });
+
+  it('appends each exclude line once, however many tasks acquire', async () => {
+    const s = await sandbox({ poolSize: 3 });
+    await start(s.orange);
+    await start(s.orange);
+    await start(s.orange);
+    const lines = (await readFile(join(s.repo, '.git', 'info', 'exclude'), 'utf8')).split('\n');
+    expect(lines.filter((l) => l === 'TASK.md')).toHaveLength(1);
+    expect(lines.filter((l) => l === '.fake-harness/')).toHaveLength(1);
+  });
+
+  it('refuses to start a task when the pool is exhausted, and the task stays pending', async () => {
+    const s = await sandbox({ poolSize: 2 });
+    await start(s.orange);
+    await start(s.orange);
+    const third = await s.orange.engine.createTask({ project: 'demo', summary: 'third' });
+    expect(third.spawned).toBe(false);
+    expect(third.queuedReason).toBe('workspace pool for project demo is exhausted (2 of 2 in use); the task stays pending');
+    const stored = await s.orange.store.read('demo', third.task.meta.id);
+    expect(stored.meta.status).toBe('pending');
+    expect(stored.meta.workspace).toBeNull();
+    const again = s.orange.engine.spawn({ project: 'demo', id: third.task.meta.id });
+    await expect(again).rejects.toBeInstanceOf(TransitionRefused);
+    await expect(s.orange.engine.spawn({ project: 'demo', id: third.task.meta.id })).rejects.toThrow(/pending → planning refused: workspace pool for project demo is exhausted \(2 of 2 in use\)/);
+    expect((await poolFile(s)).workspaces.map((w) => w.task)).not.toContain(third.task.meta.id);
+    expect(s.calls.filter((c) => c.endsWith(third.task.meta.id))).toEqual([]);
+  });
+
+  it('reuses an existing local branch with its commits', async () => {
+    const s = await sandbox();
+    await git(s.repo, 'switch', '-q', '-c', 'feature/local');
+    await commitFile(s.repo, 'local.txt', 'local work\n');
+    const tip = await git(s.repo, 'rev-parse', 'HEAD');
+    await git(s.repo, 'switch', '-q', 'main');
+    const task = await start(s.orange, { branch: 'feature/local' });
+    const wt = task.meta.workspace as string;
+    expect(await git(wt, 'symbolic-ref', '--short', 'HEAD')).toBe('feature/local');
+    expect(await git(wt, 'rev-parse', 'HEAD')).toBe(tip);
+    expect(existsSync(join(wt, 'local.txt'))).toBe(true);
+  });
+
+  it('checks out a branch that exists only on the remote, tracking it', async () => {
+    const s = await sandbox();
+    const other = join(s.root, 'other');
+    await git(s.root, 'clone', '-q', s.origin, other);
+    await git(other, 'switch', '-q', '-c', 'feature/remote');
+    await commitFile(other, 'remote.txt', 'remote work\n');
+    await git(other, 'push', '-q', 'origin', 'feature/remote');
+    const tip = await git(other, 'rev-parse', 'HEAD');
+    // The project clone has never fetched it: acquire must fetch first.
+    expect(await gitMaybe(s.repo, 'rev-parse', '--verify', '--quiet', 'refs/remotes/origin/feature/remote')).toBeNull();
+    const task = await start(s.orange, { branch: 'feature/remote' });
+    const wt = task.meta.workspace as string;
+    expect(await git(wt, 'symbolic-ref', '--short', 'HEAD')).toBe('feature/remote');
+    expect(await git(wt, 'rev-parse', 'HEAD')).toBe(tip);
+    expect(await git(wt, 'rev-parse', '--abbrev-ref', '@{upstream}')).toBe('origin/feature/remote');
+  });
+
+  it('names the checkout holding the branch, and a respawn reuses the reservation once it is freed', async () => {
+    const s = await sandbox({ poolSize: 1 });
+    await git(s.repo, 'switch', '-q', '-c', 'feature/busy');
+    const task = await start(s.orange, { branch: 'feature/busy' });
+    expect(task.meta.status).toBe('planning');
+    expect(task.meta.workspace).toBeNull();
+    const failed = (await s.orange.store.history('demo', task.meta.id)).find((e) => e.type === 'hook.failed');
+    expect(failed?.error).toBe(`branch feature/busy is checked out in ${s.repo}; switch that checkout to another branch and retry`);
+    // The reservation survives the failed hook, so no other task can take the worktree meanwhile.
+    expect((await poolFile(s)).workspaces.map((w) => w.task)).toEqual([task.meta.id]);
+    expect((await s.orange.engine.createTask({ project: 'demo', summary: 'waits' })).spawned).toBe(false);
+
+    await git(s.repo, 'switch', '-q', 'main');
+    const respawned = await s.orange.engine.respawn({ project: 'demo', id: task.meta.id });
+    expect(respawned.meta.workspace).toBe(s.orange.paths.workspaceDir('demo', 1));
+    expect(await git(respawned.meta.workspace as string, 'symbolic-ref', '--short', 'HEAD')).toBe('feature/busy');
+    expect(respawned.meta.attention).toBeNull();
+  });
+
+  it('works from the local default branch when the project has no remote', async () => {
+    const s = await sandbox({ remote: false });
+    const task = await start(s.orange);
+    const wt = task.meta.workspace as string;
+    expect(await git(wt, 'symbolic-ref', '--short', 'HEAD')).toBe(task.meta.branch);
+    expect(await git(wt, 'rev-parse', 'HEAD')).toBe(await git(s.repo, 'rev-parse', 'main'));
+    expect(await readFile(s.orange.paths.logFile, 'utf8')).toContain('using the local default branch');
+  });
+
+  it('reserves in the action itself for a task created straight into agent-review', async () => {
+    const s = await sandbox({ poolSize: 1 });
+    const { task } = await s.orange.engine.createTask({ project: 'demo', summary: 'review it', status: 'agent-review' });
+    expect(task.meta.workspace).toBe(s.orange.paths.workspaceDir('demo', 1));
+    const second = await s.orange.engine.createTask({ project: 'demo', summary: 'review that', status: 'agent-review' });
+    expect(second.task.meta.workspace).toBeNull();
+    expect(second.task.meta.attention).toMatch(/acquire_workspace/);
+    const failed = (await s.orange.store.history('demo', second.task.meta.id)).find((e) => e.type === 'hook.failed');
+    expect(failed?.error).toMatch(/workspace pool for project demo is exhausted \(1 of 1 in use\)/);
+  });
+});
+
+describe('release_workspace', () => {
+  it('refuses a worktree with uncommitted changes, naming the worktree and the files', async () => {
+    const s = await sandbox();
+    const task = await start(s.orange);
+    const wt = task.meta.workspace as string;
+    await writeFile(join(wt, 'half-done.ts'), 'export {};\n');
+    const result = await s.orange.engine.transition({ project: 'demo', id: task.meta.id }, 'cancelled');
+    expect(result.failedHooks).toEqual(['release_workspace']);
+    const failed = (await s.orange.store.history('demo', task.meta.id)).find((e) => e.type === 'hook.failed');
+    expect(failed?.error).toBe(`worktree demo--1 (${wt}) has uncommitted changes (half-done.ts); commit or discard them, then free it with: orange workspace gc`);
+    expect(result.task.meta.workspace).toBe(wt);
+    expect(existsSync(join(wt, 'half-done.ts'))).toBe(true);
+    expect((await poolFile(s)).workspaces[0]?.task).toBe(task.meta.id);
+  });
+
+  it('frees a clean worktree: detached at origin/main, TASK.md gone, branch and commits kept', async () => {
+    const s = await sandbox();
+    const task = await start(s.orange);
+    const wt = task.meta.workspace as string;
+    await commitFile(wt, 'feature.txt', 'done\n');
+    const tip = await git(wt, 'rev-parse', 'HEAD');
+    const result = await s.orange.engine.transition({ project: 'demo', id: task.meta.id }, 'cancelled');
+    expect(result.failedHooks).toEqual([]);
+    expect(result.task.meta.workspace).toBeNull();
+    expect(await gitMaybe(wt, 'symbolic-ref', '-q', 'HEAD')).toBeNull();
+    expect(await git(wt, 'rev-parse', 'HEAD')).toBe(await git(s.repo, 'rev-parse', 'origin/main'));
+    expect(existsSync(join(wt, 'TASK.md'))).toBe(false);
+    expect(existsSync(join(wt, 'feature.txt'))).toBe(false);
+    expect(await git(s.repo, 'rev-parse', task.meta.branch)).toBe(tip);
+    expect((await poolFile(s)).workspaces).toEqual([{ name: 'demo--1', project: 'demo', path: wt, task: null }]);
+    // The freed worktree is the one the next task gets.
+    const next = await start(s.orange);
+    expect(next.meta.workspace).toBe(wt);
+    expect(await git(wt, 'symbolic-ref', '--short', 'HEAD')).toBe(next.meta.branch);
+  });
+
+  it('does nothing for a task that never had a workspace', async () => {
+    const s = await sandbox();
+    const { task } = await s.orange.engine.createTask({ project: 'demo', summary: 'later', spawn: false });
+    const result = await s.orange.engine.transition({ project: 'demo', id: task.meta.id }, 'cancelled');
+    expect(result.failedHooks).toEqual([]);
+  });
+});
+
+describe('spawn_next', () => {
+  it('starts the oldest pending task of the project when a task reaches done', async () => {
+    const s = await sandbox({ poolSize: 1 });
+    const first = await start(s.orange);
+    const older = await s.orange.engine.createTask({ project: 'demo', summary: 'older' });
+    await sleep(5);
+    const newer = await s.orange.engine.createTask({ project: 'demo', summary: 'newer' });
+    expect([older.task.meta.status, newer.task.meta.status]).toEqual(['pending', 'pending']);
+
+    // The gates are the core's business; this walks `first` to reviewing the shortest legal way.
+    const ref = { project: 'demo', id: first.meta.id };
+    await s.writeSection(first, 'Plan', 'APPROACH: do it');
+    await s.orange.engine.transition(ref, 'working');
+    await s.writeSection(first, 'Handoff', 'DONE: it');
+    await s.orange.engine.transition(ref, 'agent-review');
+    await s.writeSection(first, 'Review', 'Verdict: PASS');
+    await s.orange.engine.transition(ref, 'reviewing');
+    const done = await s.orange.engine.transition(ref, 'done');
+
+    expect(done.failedHooks).toEqual([]);
+    expect(done.task.meta.workspace).toBeNull();
+    const started = await s.orange.store.read('demo', older.task.meta.id);
+    expect(started.meta.status).toBe('planning');
+    expect(started.meta.workspace).toBe(first.meta.workspace);
+    expect(await git(started.meta.workspace as string, 'symbolic-ref', '--short', 'HEAD')).toBe(started.meta.branch);
+    expect((await s.orange.store.read('demo', newer.task.meta.id)).meta.status).toBe('pending');
+  });
+
+  it('does nothing when no task is pending', async () => {
+    const s = await sandbox({ poolSize: 1 });
+    const { task } = await s.orange.engine.createTask({ project: 'demo', summary: 'approve me', status: 'reviewing' });
+    const done = await s.orange.engine.transition({ project: 'demo', id: task.meta.id }, 'done');
+    expect(done.failedHooks).toEqual([]);
+    expect(await readFile(s.orange.paths.logFile, 'utf8')).toContain('no pending task to spawn');
+  });
+});
+
+describe('workspaces slot', () => {
+  it('init creates every worktree of the pool, detached at origin/main and free', async () => {
+    const s = await sandbox({ poolSize: 3 });
+    const listed = await s.orange.slot('workspaces').init(await s.orange.projects.get('demo'));
+    expect(listed.map((w) => [w.name, w.task])).toEqual([
+      ['demo--1', null],
+      ['demo--2', null],
+      ['demo--3', null],
+    ]);
+    for (const w of listed) {
+      expect(await gitMaybe(w.path, 'symbolic-ref', '-q', 'HEAD')).toBeNull();
+      expect(await git(w.path, 'rev-parse', 'HEAD')).toBe(await git(s.repo, 'rev-parse', 'origin/main'));
+    }
+    // Idempotent: a second init adds nothing.
+    expect(await s.orange.slot('workspaces').init(await s.orange.projects.get('demo'))).toHaveLength(3);
+  });
+
+  it('recreates a worktree directory deleted by hand', async () => {
+    const s = await sandbox({ poolSize: 1 });
+    const [w] = await s.orange.slot('workspaces').init(await s.orange.projects.get('demo'));
+    await rm(w!.path, { recursive: true, force: true });
+    const task = await start(s.orange);
+    expect(task.meta.workspace).toBe(w!.path);
+    expect(await git(w!.path, 'symbolic-ref', '--short', 'HEAD')).toBe(task.meta.branch);
+  });
+
+  it('gc frees worktrees of a deleted task and of a cancelled one (discarding its changes), and leaves live ones', async () => {
+    const s = await sandbox({ poolSize: 3 });
+    const deleted = await start(s.orange);
+    const cancelled = await start(s.orange);
+    const live = await start(s.orange);
+    await writeFile(join(cancelled.meta.workspace as string, 'scratch.txt'), 'wip\n');
+    const cancel = await s.orange.engine.transition({ project: 'demo', id: cancelled.meta.id }, 'cancelled');
+    expect(cancel.failedHooks).toEqual(['release_workspace']);
+    await s.orange.store.remove('demo', deleted.meta.id);
+
+    const { freed } = await s.orange.slot('workspaces').gc();
+    expect(freed.map((w) => [w.name, w.task]).sort()).toEqual([
+      ['demo--1', deleted.meta.id],
+      ['demo--2', cancelled.meta.id],
+    ]);
+    const pool = await poolFile(s);
+    expect(pool.workspaces.map((w) => w.task)).toEqual([null, null, live.meta.id]);
+    const wt2 = cancelled.meta.workspace as string;
+    expect(existsSync(join(wt2, 'scratch.txt'))).toBe(false);
+    expect(existsSync(join(wt2, 'TASK.md'))).toBe(false);
+    expect(await gitMaybe(wt2, 'symbolic-ref', '-q', 'HEAD')).toBeNull();
+    expect((await s.orange.store.read('demo', cancelled.meta.id)).meta.workspace).toBeNull();
+    expect(existsSync(s.orange.paths.taskDir('demo', deleted.meta.id))).toBe(false);
+    expect(await readFile(s.orange.paths.logFile, 'utf8')).toContain('gc discarding uncommitted changes');
+    expect((await s.orange.slot('workspaces').gc()).freed).toEqual([]);
+  });
+
+  it('gc keeps a done task\'s worktree that still has uncommitted changes', async () => {
+    const s = await sandbox({ poolSize: 1 });
+    const { task } = await s.orange.engine.createTask({ project: 'demo', summary: 'review it', status: 'agent-review' });
+    const wt = task.meta.workspace as string;
+    const ref = { project: 'demo', id: task.meta.id };
+    await s.writeSection(task, 'Review', 'Verdict: PASS');
+    await s.orange.engine.transition(ref, 'reviewing');
+    await writeFile(join(wt, 'forgotten.txt'), 'oops\n');
+    expect((await s.orange.engine.transition(ref, 'done')).failedHooks).toEqual(['release_workspace']);
+    expect((await s.orange.slot('workspaces').gc()).freed).toEqual([]);
+    await rm(join(wt, 'forgotten.txt'));
+    expect((await s.orange.slot('workspaces').gc()).freed.map((w) => w.name)).toEqual(['demo--1']);
+  });
+});

@@ -1,0 +1,335 @@
+import { existsSync } from 'node:fs';
+import {
+  OrangeError,
+  TransitionRefused,
+  isOrangeError,
+  type ActionContext,
+  type GcResult,
+  type Logger,
+  type Orange,
+  type Project,
+  type Task,
+  type TaskMeta,
+  type TransitionEvent,
+  type WorkspaceInfo,
+  type WorkspaceProvider,
+} from '@orange/core';
+import { Git } from './git.js';
+import type { WorktreePoolOptions } from './options.js';
+import { PoolFile, slotNumber, type PoolEntry, type PoolState } from './pool-file.js';
+import { ProjectRepo, TASK_LINK } from './project-repo.js';
+
+/** The name the plugin taps the bus and fills the slot with. */
+export const PLUGIN_NAME = 'worktree-pool';
+
+type Reservation = { readonly entry: PoolEntry } | { readonly exhausted: string };
+
+/**
+ * A per-project pool of git worktrees under `$ORANGE_HOME/workspaces`. The pool file is the
+ * only record of who holds what; every change to it happens under the pool lock.
+ */
+export class WorktreePool implements WorkspaceProvider {
+  readonly name = PLUGIN_NAME;
+  private readonly git: Git;
+  private readonly file: PoolFile;
+  private readonly log: Logger;
+
+  constructor(
+    private readonly orange: Orange,
+    private readonly options: WorktreePoolOptions,
+  ) {
+    this.git = new Git(options.gitBin);
+    this.file = new PoolFile(orange.paths.poolFile);
+    this.log = orange.log.child(PLUGIN_NAME);
+  }
+
+  /**
+   * `beforeTransition`: a transition that will run `acquire_workspace` reserves a worktree now,
+   * so that an exhausted pool refuses the transition (the task stays where it is) instead of
+   * failing a hook after the status was written.
+   */
+  async reserveForTransition(event: TransitionEvent): Promise<string | undefined> {
+    const meta = event.task.meta;
+    if (!event.transition.hooks.includes('acquire_workspace') || meta.workspace) return undefined;
+    const project = await this.orange.projects.get(meta.project);
+    const reservation = await this.reserve(meta, project);
+    if ('exhausted' in reservation) {
+      this.log.info('transition refused: pool exhausted', { task: meta.id, project: meta.project, from: event.from, to: event.to });
+      return reservation.exhausted;
+    }
+    return undefined;
+  }
+
+  /** `acquire_workspace`: binds a worktree to the task, puts it on the task's branch, links and hides TASK.md. */
+  async acquire(ctx: ActionContext): Promise<void> {
+    const meta = ctx.task.meta;
+    const project = await this.orange.projects.get(meta.project);
+    const repo = this.repo(project);
+    // Usually found already reserved by reserveForTransition; created-in-place tasks reserve here.
+    const reservation = await this.reserve(meta, project);
+    if ('exhausted' in reservation) throw new OrangeError('E_POOL_EXHAUSTED', reservation.exhausted, { project: project.name });
+    const path = reservation.entry.path;
+    if (meta.workspace !== path) {
+      await repo.fetch();
+      const how = await repo.switchToBranch(path, meta.branch);
+      ctx.log.info('worktree on task branch', { task: meta.id, workspace: path, branch: meta.branch, branchSource: how });
+    }
+    await repo.linkTask(path, this.orange.paths.taskFile(meta.project, meta.id));
+    await repo.exclude(path, this.excludes());
+    if (meta.workspace !== path) {
+      await ctx.update({ workspace: path });
+      await ctx.record({ type: 'workspace.acquired', workspace: path, branch: meta.branch });
+    }
+  }
+
+  /**
+   * `release_workspace`: refuses a worktree with uncommitted changes; otherwise resets it to the
+   * base, unlinks TASK.md and frees it. Never starts another task (that is `spawn_next`).
+   */
+  async release(ctx: ActionContext): Promise<void> {
+    const meta = ctx.task.meta;
+    const state = await this.file.read();
+    const entry = state.workspaces.find((e) => e.task === meta.id) ?? state.workspaces.find((e) => e.path === meta.workspace);
+    if (!entry && !meta.workspace) return;
+    if (!entry || entry.task !== meta.id) {
+      // Not bound to this task in the pool (freed by gc, or given to another task since): resetting
+      // it could clobber whoever holds it now, so only the task's own field is cleared.
+      ctx.log.warn('worktree not held by this task; only clearing its workspace field', { task: meta.id, workspace: meta.workspace, holder: entry?.task ?? null });
+      await ctx.update({ workspace: null });
+      return;
+    }
+    const path = entry.path;
+    const project = (await this.orange.projects.list()).find((p) => p.name === meta.project);
+    if (project && existsSync(path)) {
+      const repo = this.repo(project);
+      const changed = await repo.changedFiles(path);
+      if (changed.length > 0) {
+        throw new OrangeError(
+          'E_WORKSPACE',
+          `worktree ${entry.name} (${path}) has uncommitted changes (${listFiles(changed)}); commit or discard them, then free it with: orange workspace gc`,
+          { workspace: path, files: changed },
+        );
+      }
+      await repo.fetch();
+      await repo.reset(path);
+    }
+    await this.free(meta.id, path);
+    if (meta.workspace !== null) await ctx.update({ workspace: null });
+    await ctx.record({ type: 'workspace.released', workspace: path });
+  }
+
+  /**
+   * `spawn_next`: starts the oldest pending task of the same project. A refusal (pool still
+   * exhausted) or an empty queue is not an error: the queue simply waits.
+   */
+  async spawnNext(ctx: ActionContext): Promise<void> {
+    const project = ctx.task.meta.project;
+    const initial = ctx.workflow.initial;
+    const { tasks } = await this.orange.store.list(project);
+    const queue = tasks
+      .filter((t) => t.meta.status === initial && t.meta.id !== ctx.task.meta.id)
+      .sort((a, b) => a.meta.created_at.localeCompare(b.meta.created_at) || a.meta.id.localeCompare(b.meta.id));
+    if (queue.length === 0) {
+      ctx.log.info('no pending task to spawn', { project });
+      return;
+    }
+    for (const next of queue) {
+      try {
+        await this.orange.engine.spawn({ project, id: next.meta.id });
+        ctx.log.info('spawned next pending task', { project, task: next.meta.id, after: ctx.task.meta.id });
+        return;
+      } catch (error) {
+        if (error instanceof TransitionRefused && error.code === 'E_VETOED') {
+          ctx.log.info('next pending task not started', { project, task: next.meta.id, reason: error.message });
+          return;
+        }
+        // Someone else started, changed or removed that task meanwhile: try the next one in line.
+        if (isOrangeError(error) && ['E_NOT_ALLOWED', 'E_TASK_NOT_FOUND', 'E_LOCKED', 'E_TAMPERED'].includes(error.code)) {
+          ctx.log.info('skipping pending task', { project, task: next.meta.id, reason: error.message });
+          continue;
+        }
+        throw error;
+      }
+    }
+  }
+
+  /**
+   * `orange task update --branch [name]`: renames the branch checked out in the task's worktree
+   * (`git branch -m`), or with `null` reports the branch an agent already switched to.
+   */
+  async renameBranch(task: TaskMeta, to: string | null): Promise<string> {
+    const worktree = task.workspace;
+    if (!worktree || !existsSync(worktree)) {
+      if (to === null) throw new OrangeError('E_WORKSPACE', `task ${task.id} has no worktree to read the branch from; name it: --branch NAME`);
+      return to;
+    }
+    const current = (await this.git.run(worktree, ['branch', '--show-current'])).trim();
+    if (current === '') throw new OrangeError('E_WORKSPACE', `the worktree of task ${task.id} (${worktree}) is not on a branch (detached HEAD)`);
+    if (to === null || to === current) return current;
+    if (await this.git.hasRef(worktree, `refs/heads/${to}`)) {
+      throw new OrangeError('E_WORKSPACE', `a branch named ${to} already exists in the repository; pick another name`);
+    }
+    await this.git.run(worktree, ['branch', '-m', current, to]);
+    this.log.info('branch renamed', { task: task.id, from: current, to });
+    return to;
+  }
+
+  /** Creates every worktree of the project's pool (`orange workspace init`). */
+  async init(project: Project): Promise<WorkspaceInfo[]> {
+    const repo = this.repo(project);
+    await repo.fetch();
+    await this.file.mutate(async (state) => {
+      const workspaces = [...state.workspaces];
+      for (let n = 1; n <= project.pool_size; n++) {
+        const path = this.orange.paths.workspaceDir(project.name, n);
+        await repo.addWorktree(path);
+        if (!workspaces.some((e) => e.project === project.name && e.path === path)) {
+          workspaces.push({ name: `${project.name}--${n}`, project: project.name, path, task: null });
+        }
+      }
+      return { state: { ...state, workspaces }, result: undefined };
+    });
+    return this.list(project.name);
+  }
+
+  /** The pool's worktrees (of one project, or all), in slot order. */
+  async list(project?: string): Promise<WorkspaceInfo[]> {
+    const { workspaces } = await this.file.read();
+    return workspaces
+      .filter((e) => project === undefined || e.project === project)
+      .sort((a, b) => a.project.localeCompare(b.project) || slotNumber(a) - slotNumber(b))
+      .map((e) => ({ ...e }));
+  }
+
+  /**
+   * Frees worktrees bound to tasks that are gone, terminal, or still in the initial status (a
+   * reservation whose transition never completed). A cancelled or deleted task's changes are
+   * discarded (logged first); a done task's uncommitted changes keep the worktree bound.
+   */
+  async gc(): Promise<GcResult> {
+    const { workspaces } = await this.file.read();
+    const freed: WorkspaceInfo[] = [];
+    for (const entry of workspaces) {
+      if (entry.task === null) continue;
+      if (await this.collect(entry, entry.task)) freed.push({ ...entry });
+    }
+    this.log.info('gc done', { freed: freed.map((e) => e.name) });
+    return { freed };
+  }
+
+  private async collect(entry: PoolEntry, taskId: string): Promise<boolean> {
+    let task: Task | null;
+    try {
+      task = await this.orange.store.read(entry.project, taskId);
+    } catch (error) {
+      if (!(isOrangeError(error) && error.code === 'E_TASK_NOT_FOUND')) {
+        this.log.warn('gc skipped a worktree whose task cannot be read', { workspace: entry.name, task: taskId, error: String(error) });
+        return false;
+      }
+      task = null;
+    }
+    if (task === null) return this.resetAndFree(entry, taskId, true, 'its task no longer exists');
+    return this.orange.store.withTaskLock(entry.project, taskId, async () => {
+      // Re-read under the lock: a transition may have moved the task on meanwhile.
+      const fresh = await this.orange.store.read(entry.project, taskId);
+      const workflow = await this.orange.workflowForProject(entry.project);
+      const status = fresh.meta.status;
+      if (!workflow.isTerminal(status) && status !== workflow.initial) return false;
+      const reason = workflow.isTerminal(status) ? `its task is ${status}` : `its task is still ${status} (stale reservation)`;
+      const released = await this.resetAndFree(entry, taskId, status === 'cancelled', reason);
+      if (released && fresh.meta.workspace !== null) {
+        await this.orange.store.write({ meta: { ...fresh.meta, workspace: null } as TaskMeta, body: fresh.body });
+        await this.orange.store.appendHistory(entry.project, taskId, { type: 'workspace.released', workspace: entry.path, by: 'gc' });
+      }
+      return released;
+    });
+  }
+
+  private async resetAndFree(entry: PoolEntry, taskId: string, force: boolean, reason: string): Promise<boolean> {
+    const project = (await this.orange.projects.list()).find((p) => p.name === entry.project);
+    if (project && existsSync(entry.path)) {
+      const repo = this.repo(project);
+      const changed = await repo.changedFiles(entry.path);
+      if (changed.length > 0 && !force) {
+        this.log.warn('gc left a worktree bound: uncommitted changes', { workspace: entry.name, task: taskId, files: changed });
+        return false;
+      }
+      if (changed.length > 0) {
+        this.log.warn('gc discarding uncommitted changes', { workspace: entry.name, task: taskId, reason, files: changed });
+      }
+      await repo.fetch();
+      await repo.reset(entry.path);
+    }
+    await this.free(taskId, entry.path);
+    this.log.info('gc freed worktree', { workspace: entry.name, task: taskId, reason });
+    return true;
+  }
+
+  /**
+   * Binds a worktree to the task under the pool lock: the one it already holds, else a free one
+   * (the task's recorded workspace first), else a new one while the project is below pool_size.
+   */
+  private async reserve(meta: TaskMeta, project: Project): Promise<Reservation> {
+    return this.file.mutate<Reservation>(async (state) => {
+      const held = state.workspaces.find((e) => e.task === meta.id);
+      if (held) return { result: { entry: held } };
+      const mine = state.workspaces.filter((e) => e.project === project.name);
+      const inUse = mine.filter((e) => e.task !== null).length;
+      if (inUse >= project.pool_size) {
+        return {
+          result: {
+            exhausted: `workspace pool for project ${project.name} is exhausted (${inUse} of ${project.pool_size} in use); the task stays ${this.waitingStatus(project)}`,
+          },
+        };
+      }
+      const free = mine.filter((e) => e.task === null).sort((a, b) => slotNumber(a) - slotNumber(b));
+      const chosen = free.find((e) => e.path === meta.workspace) ?? free[0] ?? this.newEntry(project, mine);
+      // Created (or re-created, if deleted by hand) under the lock so no one is handed a half-made worktree.
+      await this.repo(project).addWorktree(chosen.path);
+      const entry: PoolEntry = { ...chosen, task: meta.id };
+      const workspaces = state.workspaces.some((e) => e.path === chosen.path)
+        ? state.workspaces.map((e) => (e.path === chosen.path ? entry : e))
+        : [...state.workspaces, entry];
+      this.log.info('worktree reserved', { task: meta.id, workspace: entry.name });
+      return { state: { ...state, workspaces }, result: { entry } };
+    });
+  }
+
+  private newEntry(project: Project, existing: readonly PoolEntry[]): PoolEntry {
+    const used = new Set(existing.map(slotNumber));
+    let n = 1;
+    while (used.has(n)) n++;
+    return { name: `${project.name}--${n}`, project: project.name, path: this.orange.paths.workspaceDir(project.name, n), task: null };
+  }
+
+  private async free(taskId: string, path: string): Promise<void> {
+    await this.file.mutate(async (state: PoolState) => {
+      const bound = state.workspaces.some((e) => e.task === taskId);
+      if (!bound) return { result: undefined };
+      const workspaces = state.workspaces.map((e) => (e.task === taskId ? { ...e, task: null } : e));
+      this.log.info('worktree freed', { task: taskId, workspace: path });
+      return { state: { ...state, workspaces }, result: undefined };
+    });
+  }
+
+  private excludes(): string[] {
+    return [TASK_LINK, ...[...this.orange.harnesses.values()].flatMap((h) => h.excludes)];
+  }
+
+  private waitingStatus(project: Project): string {
+    try {
+      return this.orange.workflow(project.workflow ?? this.orange.defaultWorkflowName).initial;
+    } catch {
+      return 'pending';
+    }
+  }
+
+  private repo(project: Project): ProjectRepo {
+    return new ProjectRepo(project, this.git, this.options.remote, this.log);
+  }
+}
+
+function listFiles(files: readonly string[]): string {
+  const shown = files.slice(0, 5).join(', ');
+  return files.length > 5 ? `${shown} and ${files.length - 5} more` : shown;
+}
