@@ -1,0 +1,80 @@
+import { join } from 'node:path';
+import { Command, Errors, Flags } from '@oclif/core';
+import { isOrangeError, type Orange } from '@orange/core';
+
+/** Exit codes: 0 ok, 1 refused or failed, 2 bad usage. */
+export const EXIT_REFUSED = 1;
+export const EXIT_USAGE = 2;
+
+/**
+ * What every orange command shares: `--json`, the lazily built Orange instance (config loaded
+ * with the cached loader, plugins imported only when a command needs them) and one error
+ * format — a single sentence on stderr, or `{"error","code"}` with --json; never a stack
+ * unless ORANGE_DEBUG=1.
+ */
+export abstract class OrangeCommand extends Command {
+  static override baseFlags = {
+    json: Flags.boolean({ description: 'Print the result, or the error, as one JSON object.', default: false }),
+  };
+
+  private instance: Promise<Orange> | undefined;
+
+  /** Read from argv, not the parsed flags, so that a parse error is reported as JSON too. */
+  protected get json(): boolean {
+    const end = this.argv.indexOf('--');
+    return (end === -1 ? this.argv : this.argv.slice(0, end)).includes('--json');
+  }
+
+  /** The Orange instance for this invocation (config, plugins, stores, engine). */
+  protected orange(): Promise<Orange> {
+    this.instance ??= (async () => {
+      const [{ Orange, OrangePaths, loadConfig }, { defaultPlugins }] = await Promise.all([import('@orange/core'), import('./default-plugins.js')]);
+      const paths = OrangePaths.fromEnv();
+      const loaded = await loadConfig(process.cwd(), paths);
+      return Orange.create(loaded.config, {
+        paths,
+        defaultPlugins,
+        cliEntry: join(this.config.root, 'bin', 'run.js'),
+        configFile: loaded.file,
+      });
+    })();
+    return this.instance;
+  }
+
+  /** Prints `data` as JSON with --json, else runs `human`. */
+  protected emit(data: object, human: () => void): void {
+    if (this.json) this.log(JSON.stringify(data, null, 2));
+    else human();
+  }
+
+  override async catch(error: Error & { exitCode?: number }): Promise<void> {
+    if (error instanceof Errors.ExitError) throw error;
+    const { message, code, exit } = describe(error);
+    if (process.env.ORANGE_DEBUG === '1' && error.stack) process.stderr.write(`${error.stack}\n`);
+    if (this.json) process.stdout.write(`${JSON.stringify({ error: message, code })}\n`);
+    else process.stderr.write(`orange: ${message}\n`);
+    process.exitCode = exit;
+  }
+}
+
+function describe(error: Error): { message: string; code: string; exit: number } {
+  if (isOrangeError(error)) {
+    return { message: oneLine(error.message), code: error.code, exit: error.code === 'E_USAGE' ? EXIT_USAGE : EXIT_REFUSED };
+  }
+  if (error instanceof Errors.CLIError) {
+    // oclif's parse errors (unknown flag, missing argument, bad option value) are usage errors.
+    return { message: oneLine(error.message.replace(/\s*See more help with --help\s*$/, '')), code: 'E_USAGE', exit: EXIT_USAGE };
+  }
+  const hint = process.env.ORANGE_DEBUG === '1' ? '' : ' (set ORANGE_DEBUG=1 for the stack)';
+  return { message: `unexpected error: ${oneLine(error.message)}${hint}`, code: 'E_INTERNAL', exit: EXIT_REFUSED };
+}
+
+/** Multi-line messages (oclif's argument lists) become one line. */
+function oneLine(message: string): string {
+  return message
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '')
+    .join(' — ')
+    .replace(/:\s+—\s+/g, ': ');
+}

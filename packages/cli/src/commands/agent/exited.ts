@@ -1,0 +1,22 @@
+import { Flags } from '@oclif/core';
+import { OrangeCommand } from '../../base-command.js';
+
+export default class AgentExited extends OrangeCommand {
+  static override hidden = true;
+  static override summary = "Report that an agent's process ended (called by the runtime's agent wrapper).";
+  static override flags = {
+    project: Flags.string({ required: true, description: 'Project of the task.' }),
+    task: Flags.string({ required: true, description: 'Task id.' }),
+    role: Flags.string({ required: true, options: ['worker', 'reviewer'], description: 'Which agent ended.' }),
+    spawn: Flags.string({ description: 'Spawn id the agent was started with (makes the report idempotent).' }),
+    code: Flags.integer({ description: "The agent's exit code (for the log)." }),
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(AgentExited);
+    const orange = await this.orange();
+    orange.log.debug('agent exit reported', { task: flags.task, role: flags.role, spawn: flags.spawn, code: flags.code });
+    const outcome = await orange.engine.agentExited({ project: flags.project, id: flags.task }, flags.role as 'worker' | 'reviewer', flags.spawn ?? null, 'exit');
+    this.emit({ task: outcome.task.meta, decision: outcome.decision }, () => this.log(`${outcome.decision.kind}: ${outcome.decision.reason}`));
+  }
+}

@@ -1,0 +1,38 @@
+import { join } from 'node:path';
+import { Flags } from '@oclif/core';
+import { OrangeError } from '@orange/core';
+import { OrangeCommand } from '../base-command.js';
+
+export default class Demo extends OrangeCommand {
+  static override summary = "Run Orange's main job in a throwaway sandbox: three tasks, real tmux and worktrees, scripted agents.";
+  static override description = [
+    'Creates a repository with a bare origin, registers it, starts the monitor, and runs three tasks',
+    'in parallel through planning, work, review (one review fails once) and merge, using a scripted',
+    'agent that really runs in tmux and calls this CLI. Needs git and tmux; no AI agent is called.',
+  ].join('\n');
+  static override examples = ['<%= config.bin %> demo', '<%= config.bin %> demo --keep'];
+  static override flags = {
+    keep: Flags.boolean({ description: 'Keep the sandbox (repository and ORANGE_HOME) to look at afterwards.', default: false }),
+    timeout: Flags.integer({ description: 'Give up after this many seconds.', default: 180, min: 10 }),
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(Demo);
+    const { runDemo, DemoError } = await import('../demo.js');
+    try {
+      const result = await runDemo({
+        cliEntry: join(this.config.root, 'bin', 'run.js'),
+        keep: flags.keep,
+        timeoutMs: flags.timeout * 1000,
+        print: (line) => {
+          if (!this.json) this.log(line);
+        },
+      });
+      if (this.json) this.log(JSON.stringify(result, null, 2));
+      if (!result.ok) throw new OrangeError('E_RUNTIME', 'the demo did not finish every task (see above)');
+    } catch (error) {
+      if (error instanceof DemoError) throw new OrangeError('E_RUNTIME', error.message);
+      throw error;
+    }
+  }
+}

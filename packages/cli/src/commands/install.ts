@@ -1,0 +1,45 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Flags } from '@oclif/core';
+import { OrangeError, writeFileAtomic } from '@orange/core';
+import { OrangeCommand } from '../base-command.js';
+import { SKILL_MARKDOWN, SKILL_NAME } from '../skill.js';
+
+export default class Install extends OrangeCommand {
+  static override summary = 'Install the Orange agent skill for each harness (e.g. ~/.claude/skills/orange/SKILL.md).';
+  static override description = 'The skill tells workers, reviewers and an orchestrating agent how to work with Orange. Running it again updates the files.';
+  static override examples = ['<%= config.bin %> install', '<%= config.bin %> install --harness claude'];
+  static override flags = {
+    harness: Flags.string({ description: 'Only this harness.' }),
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(Install);
+    const orange = await this.orange();
+    const harnesses = [...orange.harnesses.values()].filter((h) => flags.harness === undefined || h.name === flags.harness);
+    if (flags.harness !== undefined && harnesses.length === 0) {
+      throw new OrangeError('E_HARNESS', `no harness named "${flags.harness}" (known: ${[...orange.harnesses.keys()].join(', ') || 'none'})`);
+    }
+    const installed: Array<{ harness: string; file: string }> = [];
+    const skipped: string[] = [];
+    for (const harness of harnesses) {
+      if (!harness.skillsDir) {
+        skipped.push(harness.name);
+        continue;
+      }
+      const dir = join(harness.skillsDir, SKILL_NAME);
+      await mkdir(dir, { recursive: true });
+      const file = join(dir, 'SKILL.md');
+      await writeFileAtomic(file, SKILL_MARKDOWN);
+      installed.push({ harness: harness.name, file });
+    }
+    if (flags.harness !== undefined && installed.length === 0) {
+      throw new OrangeError('E_HARNESS', `harness ${flags.harness} has no skills directory; nothing to install`);
+    }
+    orange.log.info('skill installed', { files: installed.map((i) => i.file) });
+    this.emit({ installed, skipped }, () => {
+      for (const i of installed) this.log(`${i.harness}: wrote ${i.file}`);
+      if (skipped.length) this.log(`no skills directory (skipped): ${skipped.join(', ')}`);
+    });
+  }
+}

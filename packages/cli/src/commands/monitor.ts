@@ -1,0 +1,51 @@
+import { Flags } from '@oclif/core';
+import { Monitor, type MonitorReport } from '@orange/core';
+import { OrangeCommand } from '../base-command.js';
+
+export default class MonitorCommand extends OrangeCommand {
+  static override summary = 'Watch agents: apply exit rules to dead agents, reap orphans, sync pull requests.';
+  static override description = [
+    'Agent exits are normally reported the moment they happen; this loop is the backstop for',
+    'sessions killed from outside, reboots, orphaned worktrees and sessions, and pull requests',
+    'merged or closed on GitHub. Stops cleanly (exit 0) on Ctrl-C or SIGTERM.',
+  ].join('\n');
+  static override examples = ['<%= config.bin %> monitor', '<%= config.bin %> monitor --once --json', '<%= config.bin %> monitor --project app --interval 5000'];
+  static override flags = {
+    once: Flags.boolean({ description: 'Run a single pass and exit.', default: false }),
+    project: Flags.string({ char: 'p', description: "Only this project's tasks (default: all)." }),
+    interval: Flags.integer({ description: 'Milliseconds between passes (default: the config\'s pollIntervalMs, 30000).', min: 100 }),
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(MonitorCommand);
+    const orange = await this.orange();
+    if (flags.project) await orange.projects.get(flags.project);
+    const monitor = new Monitor(orange, { project: flags.project, intervalMs: flags.interval });
+    if (flags.once) {
+      const report = await monitor.pass();
+      this.emit(report, () => this.printReport(report, true));
+      return;
+    }
+    const stop = new AbortController();
+    const onSignal = () => stop.abort();
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    if (!this.json) this.log(`monitoring ${flags.project ?? 'all projects'} every ${flags.interval ?? orange.config.pollIntervalMs} ms (Ctrl-C to stop)`);
+    await monitor.run(stop.signal, (report) => {
+      // One JSON object per line with --json, so a consumer can stream the passes.
+      if (this.json) this.log(JSON.stringify(report));
+      else this.printReport(report, false);
+    });
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+
+  private printReport(report: MonitorReport, always: boolean): void {
+    const stamp = new Date().toISOString();
+    for (const exit of report.exits) this.log(`${stamp} ${exit.task} ${exit.role} exited: ${exit.decision} (${exit.reason})`);
+    for (const session of report.sessionsKilled) this.log(`${stamp} killed orphan session ${session}`);
+    for (const workspace of report.workspacesFreed) this.log(`${stamp} freed worktree ${workspace}`);
+    for (const pr of report.pullRequests) this.log(`${stamp} ${pr.task} pull request ${pr.state}${pr.to ? ` → ${pr.to}` : ''}`);
+    if (always) this.log(`checked ${report.tasks} tasks, ${report.agentsChecked} agents in ${report.durationMs.toFixed(0)} ms`);
+  }
+}

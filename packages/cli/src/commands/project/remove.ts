@@ -1,0 +1,25 @@
+import { Args } from '@oclif/core';
+import { OrangeError } from '@orange/core';
+import { OrangeCommand } from '../../base-command.js';
+
+export default class ProjectRemove extends OrangeCommand {
+  static override summary = 'Unregister a project (its repository and finished tasks are left as they are).';
+  static override description = 'Refused while the project has unfinished tasks: cancel them first.';
+  static override examples = ['<%= config.bin %> project remove app'];
+  static override args = { name: Args.string({ ignoreStdin: true, description: 'Project name.', required: true }) };
+
+  async run(): Promise<void> {
+    const { args } = await this.parse(ProjectRemove);
+    const orange = await this.orange();
+    const project = await orange.projects.get(args.name);
+    const workflow = await orange.workflowForProject(project.name);
+    const { tasks } = await orange.store.list(project.name);
+    const open = tasks.filter((t) => !workflow.isTerminal(t.meta.status));
+    if (open.length > 0) {
+      throw new OrangeError('E_NOT_ALLOWED', `project ${project.name} has ${open.length} unfinished task${open.length > 1 ? 's' : ''} (${open.map((t) => t.meta.id).slice(0, 3).join(', ')}${open.length > 3 ? ', …' : ''}); cancel them first`);
+    }
+    await orange.projects.remove(project.name);
+    orange.log.info('project removed', { project: project.name });
+    this.emit({ removed: project }, () => this.log(`removed project ${project.name} (${project.path} is untouched)`));
+  }
+}

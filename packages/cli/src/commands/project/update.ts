@@ -1,0 +1,33 @@
+import { Args, Flags } from '@oclif/core';
+import { OrangeError } from '@orange/core';
+import { OrangeCommand } from '../../base-command.js';
+import { resolveProject } from '../../locate.js';
+import { projectRow } from '../../project-row.js';
+
+export default class ProjectUpdate extends OrangeCommand {
+  static override summary = "Change a project's pool size, default branch or workflow.";
+  static override examples = ['<%= config.bin %> project update --pool-size 4', '<%= config.bin %> project update app --default-branch develop'];
+  static override args = { name: Args.string({ ignoreStdin: true, description: 'Project name (default: the repository you are in).' }) };
+  static override flags = {
+    'pool-size': Flags.integer({ description: 'How many worktrees (tasks running at once).', min: 1, max: 64 }),
+    'default-branch': Flags.string({ description: 'Branch tasks start from and merge into.' }),
+    workflow: Flags.string({ description: "Workflow for this project's new transitions." }),
+  };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(ProjectUpdate);
+    if (flags['pool-size'] === undefined && flags['default-branch'] === undefined && flags.workflow === undefined) {
+      throw new OrangeError('E_USAGE', 'nothing to update; pass --pool-size, --default-branch or --workflow');
+    }
+    const orange = await this.orange();
+    const current = await resolveProject(orange, args.name);
+    if (flags.workflow) orange.workflow(flags.workflow);
+    const project = await orange.projects.update(current.name, {
+      ...(flags['pool-size'] !== undefined ? { pool_size: flags['pool-size'] } : {}),
+      ...(flags['default-branch'] !== undefined ? { default_branch: flags['default-branch'] } : {}),
+      ...(flags.workflow !== undefined ? { workflow: flags.workflow } : {}),
+    });
+    orange.log.info('project updated', { project: project.name });
+    this.emit({ project }, () => this.log(`updated project ${project.name}: ${projectRow(project)}`));
+  }
+}

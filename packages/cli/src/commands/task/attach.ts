@@ -1,0 +1,23 @@
+import { Flags } from '@oclif/core';
+import { OrangeError } from '@orange/core';
+import { OrangeCommand } from '../../base-command.js';
+import { projectFlag, requiredTaskIdArg } from '../../flags.js';
+import { resolveTask } from '../../locate.js';
+
+export default class TaskAttach extends OrangeCommand {
+  static override summary = "Attach your terminal to the task's tmux session (detach with Ctrl-b d).";
+  static override examples = ['<%= config.bin %> task attach V1StGXR8Z5jdHi6BmyT4a', '<%= config.bin %> task attach V1StGXR8Z5jdHi6BmyT4a --role reviewer'];
+  static override args = { id: requiredTaskIdArg };
+  static override flags = {
+    project: projectFlag,
+    role: Flags.string({ description: "Window to select: the worker's or the reviewer's.", options: ['worker', 'reviewer'] }),
+  };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(TaskAttach);
+    const orange = await this.orange();
+    const task = await resolveTask(orange, args.id, flags.project);
+    if (!process.stdin.isTTY) throw new OrangeError('E_USAGE', 'attach needs a terminal (standard input is not one)');
+    await orange.slot('runtime').attach(task.meta, flags.role as 'worker' | 'reviewer' | undefined);
+  }
+}

@@ -1,0 +1,30 @@
+import { OrangeCommand } from '../../base-command.js';
+import { confirm } from '../../confirm.js';
+import { projectFlag, requiredTaskIdArg, yesFlag } from '../../flags.js';
+import { resolveTask } from '../../locate.js';
+import { transitionJson, transitionLines } from '../../transition-report.js';
+
+export default class TaskCancel extends OrangeCommand {
+  static override summary = 'Cancel a task: its agents are stopped and its worktree is released.';
+  static override description = 'Asks for confirmation unless --yes; without a terminal it refuses instead of waiting.';
+  static override examples = ['<%= config.bin %> task cancel V1StGXR8Z5jdHi6BmyT4a', '<%= config.bin %> task cancel V1StGXR8Z5jdHi6BmyT4a --yes'];
+  static override args = { id: requiredTaskIdArg };
+  static override flags = { project: projectFlag, yes: yesFlag };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(TaskCancel);
+    const orange = await this.orange();
+    const task = await resolveTask(orange, args.id, flags.project);
+    const ref = { project: task.meta.project, id: task.meta.id };
+    // Refuse an impossible cancel before asking, so nobody confirms something that cannot happen.
+    const workflow = await orange.workflowForProject(ref.project);
+    if (workflow.between(task.meta.status, 'cancelled').length === 0) {
+      await orange.engine.transition(ref, 'cancelled', { cause: 'request' });
+    }
+    await confirm(`Cancel task ${ref.id} (${task.meta.status}, ${task.meta.branch})?`, flags.yes);
+    const result = await orange.engine.transition(ref, 'cancelled', { cause: 'request' });
+    this.emit(transitionJson(result), () => {
+      for (const line of transitionLines(result)) this.log(line);
+    });
+  }
+}

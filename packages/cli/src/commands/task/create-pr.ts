@@ -1,0 +1,21 @@
+import { OrangeCommand } from '../../base-command.js';
+import { projectFlag, requiredTaskIdArg } from '../../flags.js';
+import { resolveTask } from '../../locate.js';
+
+export default class TaskCreatePr extends OrangeCommand {
+  static override summary = "Push the task's branch and open a pull request for it.";
+  static override description = 'Needs the GitHub CLI (gh), logged in. The PR URL is stored in the task; the monitor finishes the task when the PR is merged and cancels it when it is closed.';
+  static override examples = ['<%= config.bin %> task create-pr V1StGXR8Z5jdHi6BmyT4a'];
+  static override args = { id: requiredTaskIdArg };
+  static override flags = { project: projectFlag };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(TaskCreatePr);
+    const orange = await this.orange();
+    const task = await resolveTask(orange, args.id, flags.project);
+    await orange.engine.readVerified({ project: task.meta.project, id: task.meta.id });
+    const scm = orange.slot('scm');
+    const { url } = await scm.createPullRequest(task, await orange.projects.get(task.meta.project));
+    this.emit({ task: (await orange.store.read(task.meta.project, task.meta.id)).meta, url }, () => this.log(`pull request: ${url}`));
+  }
+}

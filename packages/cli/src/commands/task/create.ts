@@ -1,0 +1,61 @@
+import { Args, Flags } from '@oclif/core';
+import { OrangeCommand } from '../../base-command.js';
+import { projectFlag } from '../../flags.js';
+import { resolveProject } from '../../locate.js';
+import { readStdin } from '../../stdin.js';
+
+export default class TaskCreate extends OrangeCommand {
+  static override summary = 'Create a task and start its agent.';
+  static override description = [
+    'The branch defaults to orange-tasks/<id>. An empty summary starts the task in clarification,',
+    'where the agent asks its questions first. A single argument with spaces is taken as the summary.',
+  ].join('\n');
+  static override examples = [
+    '<%= config.bin %> task create feature/login "Add a login form"',
+    '<%= config.bin %> task create "Fix the flaky date test"',
+    'cat spec.md | <%= config.bin %> task create fix/dates "Fix date parsing" --context -',
+    '<%= config.bin %> task create feature/x "Review my branch" --status reviewing',
+  ];
+  static override args = {
+    branch: Args.string({ ignoreStdin: true, description: 'Git branch for the task (default: orange-tasks/<id>).' }),
+    summary: Args.string({ ignoreStdin: true, description: 'One-line summary of what to do.' }),
+  };
+  static override flags = {
+    project: projectFlag,
+    context: Flags.string({ char: 'c', description: 'Requirements and constraints, written as ## Context; "-" reads standard input.' }),
+    status: Flags.string({ description: 'Status to create the task in (the workflow lists which are allowed, e.g. pending, clarification, agent-review, reviewing).' }),
+    spawn: Flags.boolean({ description: 'Start the agent now (--no-spawn leaves the task pending).', default: true, allowNo: true }),
+    harness: Flags.string({ description: 'Harness for the worker (claude, codex, or a configured one).' }),
+    'review-harness': Flags.string({ description: 'Harness for the reviewer.' }),
+    effort: Flags.string({ description: 'Effort level passed to the worker harness.' }),
+    'review-effort': Flags.string({ description: 'Effort level passed to the reviewer harness.' }),
+  };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(TaskCreate);
+    const orange = await this.orange();
+    const project = await resolveProject(orange, flags.project);
+    let { branch, summary } = args;
+    // `orange task create "fix the bug"`: a branch never contains spaces, a summary usually does.
+    if (branch !== undefined && summary === undefined && /\s/.test(branch)) [branch, summary] = [undefined, branch];
+    const context = flags.context === '-' ? await readStdin() : flags.context;
+    const result = await orange.engine.createTask({
+      project: project.name,
+      branch,
+      summary,
+      status: flags.status,
+      context,
+      harness: flags.harness ?? null,
+      reviewHarness: flags['review-harness'] ?? null,
+      effort: flags.effort ?? null,
+      reviewEffort: flags['review-effort'] ?? null,
+      spawn: flags.spawn && flags.status !== 'reviewing',
+    });
+    const { meta } = result.task;
+    this.emit({ task: meta, spawned: result.spawned, ...(result.queuedReason ? { queuedReason: result.queuedReason } : {}) }, () => {
+      this.log(`created task ${meta.id} on ${meta.branch} (${meta.status})`);
+      if (result.queuedReason) this.log(`not started yet: ${result.queuedReason}; it starts when a worktree frees up`);
+      else if (!result.spawned && meta.status === 'pending') this.log(`start it with: orange task spawn ${meta.id}`);
+    });
+  }
+}

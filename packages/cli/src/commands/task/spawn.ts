@@ -1,0 +1,21 @@
+import { OrangeCommand } from '../../base-command.js';
+import { projectFlag, requiredTaskIdArg } from '../../flags.js';
+import { resolveTask } from '../../locate.js';
+import { transitionJson, transitionLines } from '../../transition-report.js';
+
+export default class TaskSpawn extends OrangeCommand {
+  static override summary = 'Start a pending task (refused while the worktree pool is exhausted).';
+  static override examples = ['<%= config.bin %> task spawn V1StGXR8Z5jdHi6BmyT4a'];
+  static override args = { id: requiredTaskIdArg };
+  static override flags = { project: projectFlag };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(TaskSpawn);
+    const orange = await this.orange();
+    const task = await resolveTask(orange, args.id, flags.project);
+    const result = await orange.engine.spawn({ project: task.meta.project, id: task.meta.id });
+    this.emit(transitionJson(result), () => {
+      for (const line of transitionLines(result)) this.log(line);
+    });
+  }
+}

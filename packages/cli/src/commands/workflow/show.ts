@@ -1,0 +1,34 @@
+import { Args } from '@oclif/core';
+import { OrangeCommand } from '../../base-command.js';
+import { inferProject } from '../../locate.js';
+import { table } from '../../render.js';
+
+export default class WorkflowShow extends OrangeCommand {
+  static override summary = 'Print a workflow: its states and its transition map with gates, guards and hooks.';
+  static override examples = ['<%= config.bin %> workflow show', '<%= config.bin %> workflow show classic --json'];
+  static override args = { name: Args.string({ ignoreStdin: true, description: "Workflow name (default: the current project's, else the configured one)." }) };
+
+  async run(): Promise<void> {
+    const { args } = await this.parse(WorkflowShow);
+    const orange = await this.orange();
+    const name = args.name ?? (await inferProject(orange))?.workflow ?? orange.defaultWorkflowName;
+    const workflow = orange.workflow(name);
+    const { definition } = workflow;
+    this.emit({ workflow: definition, known: orange.workflowNames }, () => {
+      this.log(`workflow ${definition.name} (initial ${definition.initial}, start ${definition.start}); known: ${orange.workflowNames.join(', ')}\n`);
+      const states = Object.entries(definition.states).map(([state, s]) => [
+        state,
+        s.terminal ? 'terminal' : (s.agent ?? '-'),
+        definition.exit?.[state] ? describeExit(definition.exit[state]) : '-',
+      ]);
+      this.log(table(['STATE', 'AGENT', 'ON AGENT EXIT'], states));
+      this.log('');
+      const rows = definition.transitions.map((t) => [`${t.from} → ${t.to}`, t.gate ?? '-', t.guard ?? '-', (t.hooks ?? []).join(', ') || '-']);
+      this.log(table(['TRANSITION', 'GATE', 'GUARD', 'HOOKS'], rows));
+    });
+  }
+}
+
+function describeExit(rule: { advance?: readonly string[]; otherwise?: string }): string {
+  return [rule.advance?.length ? `advance to ${rule.advance.join(' | ')}` : null, rule.otherwise ? `else ${rule.otherwise}` : null].filter(Boolean).join(', ');
+}

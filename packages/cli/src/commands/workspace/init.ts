@@ -1,0 +1,18 @@
+import { OrangeCommand } from '../../base-command.js';
+import { projectFlag } from '../../flags.js';
+import { resolveProject } from '../../locate.js';
+import { table } from '../../render.js';
+
+export default class WorkspaceInit extends OrangeCommand {
+  static override summary = "Create every worktree of the project's pool now (otherwise they are created on demand).";
+  static override examples = ['<%= config.bin %> workspace init'];
+  static override flags = { project: projectFlag };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(WorkspaceInit);
+    const orange = await this.orange();
+    const project = await resolveProject(orange, flags.project);
+    const workspaces = await orange.slot('workspaces').init(project);
+    this.emit({ workspaces }, () => this.log(table(['NAME', 'PATH', 'TASK'], workspaces.map((w) => [w.name, w.path, w.task ?? '-']))));
+  }
+}

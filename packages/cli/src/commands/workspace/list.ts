@@ -1,0 +1,25 @@
+import { Flags } from '@oclif/core';
+import { OrangeCommand } from '../../base-command.js';
+import { projectFlag } from '../../flags.js';
+import { inferProject } from '../../locate.js';
+import { table } from '../../render.js';
+
+export default class WorkspaceList extends OrangeCommand {
+  static override summary = 'List the worktrees of the pool and the task holding each.';
+  static override examples = ['<%= config.bin %> workspace list', '<%= config.bin %> workspace list --all --json'];
+  static override flags = {
+    project: projectFlag,
+    all: Flags.boolean({ char: 'a', description: 'Worktrees of every project.', default: false }),
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(WorkspaceList);
+    const orange = await this.orange();
+    const scope = flags.all ? undefined : flags.project ? (await orange.projects.get(flags.project)).name : (await inferProject(orange))?.name;
+    const workspaces = await orange.slot('workspaces').list(scope);
+    this.emit({ workspaces }, () => {
+      if (workspaces.length === 0) this.log('no worktrees yet (they are created when tasks start, or by orange workspace init)');
+      else this.log(table(['NAME', 'TASK', 'PATH'], workspaces.map((w) => [w.name, w.task ?? 'free', w.path])));
+    });
+  }
+}

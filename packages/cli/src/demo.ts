@@ -1,0 +1,234 @@
+import { mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { execa, type ResultPromise } from 'execa';
+import { OrangePaths, parseTaskFile, readHistory, type HistoryEvent } from '@orange/core';
+import { table } from './render.js';
+
+/** One scripted task of the demo: what it is about and how its agents behave. */
+interface DemoTask {
+  readonly label: string;
+  readonly summary: string;
+  /** `## Context` lines: requirements for a human reader plus the scripted agent's directives. */
+  readonly context: string;
+}
+
+const TASKS: readonly DemoTask[] = [
+  {
+    label: 'A',
+    summary: 'Add a greeting section to the README',
+    context: 'Keep it to two sentences.\n\nagent.reviews: PASS\nagent.pace: 700\n',
+  },
+  {
+    label: 'B',
+    summary: 'Write a CONTRIBUTING guide',
+    context: 'Explain how to run the tests.\n\nagent.reviews: FAIL,PASS\nagent.pace: 700\n',
+  },
+  {
+    label: 'C',
+    summary: 'Start a CHANGELOG',
+    context: 'Use Keep a Changelog headings.\n\nagent.reviews: PASS\nagent.worker: skip-handoff-first\nagent.pace: 700\n',
+  },
+];
+
+export interface DemoOptions {
+  /** Absolute path of the orange CLI entry (bin/run.js). */
+  readonly cliEntry: string;
+  /** Keep the sandbox (repo, ORANGE_HOME) instead of deleting it. */
+  readonly keep: boolean;
+  /** Give up after this long. */
+  readonly timeoutMs: number;
+  readonly print: (line: string) => void;
+}
+
+export interface DemoResult {
+  readonly ok: boolean;
+  readonly sandbox: string;
+  readonly rows: ReadonlyArray<Record<string, string>>;
+}
+
+const GIT_IDENTITY = {
+  GIT_AUTHOR_NAME: 'Orange Demo',
+  GIT_AUTHOR_EMAIL: 'demo@orange.invalid',
+  GIT_COMMITTER_NAME: 'Orange Demo',
+  GIT_COMMITTER_EMAIL: 'demo@orange.invalid',
+};
+
+/**
+ * Orange's main job, end to end, on its built-in plugins: a sandbox repository with a bare
+ * origin, three tasks run in parallel by scripted agents through planning, work, review (one
+ * failing once), then merged by the "human" (this process) until every task is done.
+ */
+export async function runDemo(options: DemoOptions): Promise<DemoResult> {
+  const { print } = options;
+  for (const tool of ['git', 'tmux']) {
+    const found = await execa(tool, ['-V'], { reject: false }).catch(() => ({ exitCode: 127 }));
+    if (tool === 'git' && found.exitCode !== 0) {
+      const git = await execa('git', ['--version'], { reject: false }).catch(() => ({ exitCode: 127 }));
+      if (git.exitCode !== 0) throw new DemoError('git is not installed; install git and run the demo again');
+    } else if (tool === 'tmux' && found.exitCode !== 0) {
+      throw new DemoError('tmux is not installed; install tmux (e.g. apt-get install tmux) and run the demo again');
+    }
+  }
+
+  const sandbox = await mkdtemp(join(tmpdir(), 'orange-demo-'));
+  const paths = new OrangePaths(join(sandbox, 'home'));
+  const repo = join(sandbox, 'repo');
+  const origin = join(sandbox, 'origin.git');
+  const socket = `orange-demo-${process.pid}`;
+  const started = Date.now();
+  const elapsed = () => `+${((Date.now() - started) / 1000).toFixed(1).padStart(5)}s`;
+  const { TMUX: _tmux, TMUX_PANE: _pane, ORANGE_TASK_ID: _id, ORANGE_PROJECT: _project, ...inherited } = process.env;
+  const env: Record<string, string> = {
+    ...(inherited as Record<string, string>),
+    ...GIT_IDENTITY,
+    ORANGE_HOME: paths.home,
+    ORANGE_TMUX_SOCKET: socket,
+  };
+  const git = (cwd: string, ...args: string[]) => execa('git', args, { cwd, env });
+  const orange = (args: string[], input = '') =>
+    execa(process.execPath, [options.cliEntry, ...args], { cwd: repo, env, extendEnv: false, reject: false, input });
+  let monitor: ResultPromise | undefined;
+
+  try {
+    print(`Sandbox: ${sandbox}`);
+    await git(sandbox, 'init', '-q', '--bare', '-b', 'main', origin);
+    await git(sandbox, 'clone', '-q', origin, repo);
+    await git(repo, 'checkout', '-q', '-b', 'main');
+    await writeFile(join(repo, 'README.md'), '# Sandbox project\n\nA repository for the Orange demo.\n');
+    await git(repo, 'add', 'README.md');
+    await git(repo, 'commit', '-q', '-m', 'initial commit');
+    await git(repo, 'push', '-q', '-u', 'origin', 'main');
+    await git(repo, 'remote', 'set-head', 'origin', 'main');
+
+    // Built-in plugins (tmux, worktree pool, github, …) plus a command harness running the scripted agent.
+    const agent = join(dirname(options.cliEntry), '..', 'agents', 'scripted-agent.mjs');
+    const harnessModule = import.meta.resolve('@orange/harness-command');
+    await writeFile(
+      join(sandbox, 'orange.config.mjs'),
+      [
+        `import { command } from ${JSON.stringify(harnessModule)};`,
+        '',
+        'export default {',
+        "  harness: 'scripted',",
+        `  plugins: [command({ name: 'scripted', worker: [${JSON.stringify(process.execPath)}, ${JSON.stringify(agent)}] })],`,
+        '  pollIntervalMs: 2000,',
+        '};',
+        '',
+      ].join('\n'),
+    );
+    await mkdir(paths.home, { recursive: true });
+    const added = await orange(['project', 'add', repo, '--name', 'sandbox', '--pool-size', String(TASKS.length)]);
+    if (added.exitCode !== 0) throw new DemoError(`registering the sandbox failed: ${String(added.stderr).trim()}`);
+    print(`Registered project "sandbox" (pool of ${TASKS.length} worktrees) — ORANGE_HOME=${paths.home}`);
+
+    // The backstop monitor, as a user would run it; agent exits are reported to Orange directly.
+    monitor = execa(process.execPath, [options.cliEntry, 'monitor'], { cwd: repo, env, extendEnv: false, reject: false, stdio: 'ignore' });
+
+    const ids = new Map<string, DemoTask>();
+    for (const task of TASKS) {
+      const created = await orange(['task', 'create', task.summary, '--context', '-', '--json'], task.context);
+      if (created.exitCode !== 0) throw new DemoError(`task create failed: ${String(created.stderr).trim()}`);
+      const json = JSON.parse(String(created.stdout)) as { id?: string; task?: { id?: string } };
+      const id = json.task?.id ?? json.id;
+      if (!id) throw new DemoError(`task create printed no id: ${String(created.stdout)}`);
+      ids.set(id, task);
+      print(`${elapsed()}  task ${task.label} created (${id}): ${task.summary}`);
+    }
+    const first = [...ids.keys()][0] as string;
+    const firstTask = parseTaskFile(await readFile(paths.taskFile('sandbox', first), 'utf8'), first);
+    print(`\nWatch an agent live: tmux -L ${socket} attach -t '=sandbox/${firstTask.meta.branch}'  (detach: Ctrl-b d)\n`);
+
+    const seen = new Map<string, number>();
+    const seenLog = new Map<string, number>();
+    const merging = new Set<string>();
+    const deadline = Date.now() + options.timeoutMs;
+    while (Date.now() < deadline) {
+      let finished = 0;
+      for (const [id, task] of ids) {
+        const history = await readHistory(paths.historyFile('sandbox', id));
+        for (const event of history.slice(seen.get(id) ?? 0)) {
+          const line = describe(event);
+          if (line) print(`${elapsed()}  task ${task.label}  ${line}`);
+        }
+        seen.set(id, history.length);
+        const agentLines = (await readFile(join(paths.home, 'agent-logs', `${id}.log`), 'utf8').catch(() => '')).split('\n');
+        for (const line of agentLines.slice(seenLog.get(id) ?? 0)) {
+          if (line.includes('refused:')) print(`${elapsed()}  task ${task.label}    the agent was told: ${line.replace(/^.*refused: /, '')}`);
+        }
+        seenLog.set(id, Math.max(agentLines.length - 1, 0));
+        const status = parseTaskFile(await readFile(paths.taskFile('sandbox', id), 'utf8'), id).meta.status;
+        if (status === 'done' || status === 'cancelled' || status === 'stuck') finished++;
+        if (status === 'reviewing' && !merging.has(id)) {
+          merging.add(id);
+          print(`${elapsed()}  task ${task.label}  the human reviews the branch and merges it`);
+          const merged = await orange(['task', 'merge', id, '--strategy', 'merge']);
+          if (merged.exitCode !== 0) print(`${elapsed()}  task ${task.label}  merge failed: ${String(merged.stderr).trim()}`);
+        }
+      }
+      if (finished === ids.size) break;
+      await new Promise((resolve) => setTimeout(resolve, 150));
+    }
+
+    const rows: Array<Record<string, string>> = [];
+    for (const [id, task] of ids) {
+      const final = parseTaskFile(await readFile(paths.taskFile('sandbox', id), 'utf8'), id);
+      const history = await readHistory(paths.historyFile('sandbox', id));
+      const created = Date.parse(history[0]?.timestamp ?? final.meta.created_at);
+      const ended = Date.parse(history.at(-1)?.timestamp ?? final.meta.updated_at);
+      rows.push({
+        task: task.label,
+        id,
+        status: final.meta.status,
+        reviews: String(final.meta.review_round),
+        transitions: String(history.filter((e) => e.type === 'status.changed').length),
+        seconds: ((ended - created) / 1000).toFixed(1),
+        summary: task.summary,
+      });
+    }
+    const log = await git(origin, 'log', '--oneline', 'main');
+    const ok = rows.every((r) => r.status === 'done');
+    print('');
+    const columns = Object.keys(rows[0] ?? {});
+    print(rows.length === 0 ? '(no tasks)' : table(columns.map((c) => c.toUpperCase()), rows.map((r) => columns.map((c) => r[c] ?? ''))));
+    print(`\norigin/main now has ${String(log.stdout).split('\n').length} commits. ${ok ? 'Every task is done.' : 'Some tasks did not finish.'}`);
+    if (!ok) {
+      for (const [id, task] of ids) {
+        const agentLog = await readFile(join(paths.home, 'agent-logs', `${id}.log`), 'utf8').catch(() => '(no agent log)');
+        print(`\n--- task ${task.label} agent log ---\n${agentLog}`);
+      }
+    }
+    return { ok, sandbox, rows };
+  } finally {
+    monitor?.kill('SIGTERM');
+    await monitor?.catch(() => undefined);
+    await execa('tmux', ['-L', socket, 'kill-server'], { reject: false });
+    if (!options.keep) {
+      // Detached exit reports may still be writing; let them land before the home goes away.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await rm(sandbox, { recursive: true, force: true });
+    } else {
+      print(`Kept the sandbox: ${sandbox}`);
+    }
+  }
+}
+
+/** A refusal of the demo itself (missing tool, failed setup): one sentence. */
+export class DemoError extends Error {}
+
+function describe(event: HistoryEvent): string | null {
+  switch (event.type) {
+    case 'task.created':
+      return null;
+    case 'status.changed':
+      return `${String(event.from)} → ${String(event.to)}${event.cause === 'auto' || event.cause === 'crash' ? ' (exit monitoring)' : ''}`;
+    case 'agent.spawned':
+      return `  ${String(event.role)} agent started in window ${String(event.window ?? '')}`;
+    case 'agent.crashed':
+      return `  ${String(event.role ?? 'agent')} crashed (${String(event.reason)})`;
+    case 'hook.failed':
+      return `  hook ${String(event.hook)} failed: ${String(event.error)}`;
+    default:
+      return null;
+  }
+}
