@@ -1,0 +1,170 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { execa } from 'execa';
+import { OrangePaths, parseTaskFile, readHistory, type HistoryEvent, type Task } from '@orange/core';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+export const CLI = join(root, 'packages/cli/bin/run.js');
+export const AGENT = join(root, 'packages/cli/agents/scripted-agent.mjs');
+const plugin = (dir: string) => pathToFileURL(join(root, dir, 'dist/index.js')).href;
+
+const GIT_ENV = {
+  GIT_AUTHOR_NAME: 'Orange Test',
+  GIT_AUTHOR_EMAIL: 'test@orange.invalid',
+  GIT_COMMITTER_NAME: 'Orange Test',
+  GIT_COMMITTER_EMAIL: 'test@orange.invalid',
+};
+
+export interface SandboxOptions {
+  readonly poolSize?: number;
+  readonly pollIntervalMs?: number;
+}
+
+export interface CliResult {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/**
+ * A throwaway world: a bare `origin`, a clone registered as project `demo`, its own
+ * ORANGE_HOME and its own tmux server, and a config whose harness is the scripted agent.
+ */
+export class Sandbox {
+  readonly paths: OrangePaths;
+  readonly repo: string;
+  readonly origin: string;
+  readonly socket: string;
+  readonly env: Record<string, string>;
+
+  private constructor(readonly dir: string) {
+    this.paths = new OrangePaths(join(dir, 'home'));
+    this.repo = join(dir, 'repo');
+    this.origin = join(dir, 'origin.git');
+    this.socket = `orange-e2e-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+    const { TMUX: _t, TMUX_PANE: _p, ORANGE_TASK_ID: _i, ORANGE_PROJECT: _j, ...inherited } = process.env;
+    this.env = {
+      ...(inherited as Record<string, string>),
+      ...GIT_ENV,
+      ORANGE_HOME: this.paths.home,
+      ORANGE_TMUX_SOCKET: this.socket,
+    };
+  }
+
+  static async create(options: SandboxOptions = {}): Promise<Sandbox> {
+    const box = new Sandbox(await mkdtemp(join(tmpdir(), 'orange-e2e-')));
+    await box.git(box.dir, 'init', '-q', '--bare', '-b', 'main', box.origin);
+    await box.git(box.dir, 'clone', '-q', box.origin, box.repo);
+    await writeFile(join(box.repo, 'README.md'), '# sandbox\n');
+    await box.git(box.repo, 'checkout', '-q', '-b', 'main');
+    await box.git(box.repo, 'add', 'README.md');
+    await box.git(box.repo, 'commit', '-q', '-m', 'initial commit');
+    await box.git(box.repo, 'push', '-q', '-u', 'origin', 'main');
+    await box.git(box.repo, 'remote', 'set-head', 'origin', 'main');
+    await writeFile(
+      join(box.dir, 'orange.config.mjs'),
+      [
+        `import { command } from ${JSON.stringify(plugin('plugins/harness-command'))};`,
+        'export default {',
+        "  harness: 'scripted',",
+        `  pollIntervalMs: ${options.pollIntervalMs ?? 30_000},`,
+        "  logLevel: 'debug',",
+        `  plugins: [command({ name: 'scripted', worker: [${JSON.stringify(process.execPath)}, ${JSON.stringify(AGENT)}] })],`,
+        '};',
+        '',
+      ].join('\n'),
+    );
+    const added = await box.orange(['project', 'add', box.repo, '--name', 'demo', '--pool-size', String(options.poolSize ?? 2)]);
+    if (added.code !== 0) throw new Error(`project add failed: ${added.stderr}`);
+    return box;
+  }
+
+  /** Runs the built CLI; never throws on a non-zero exit. */
+  async orange(args: readonly string[], options: { cwd?: string; input?: string; env?: Record<string, string> } = {}): Promise<CliResult> {
+    const result = await execa(process.execPath, [CLI, ...args], {
+      cwd: options.cwd ?? this.repo,
+      env: { ...this.env, ...options.env },
+      extendEnv: false,
+      reject: false,
+      input: options.input ?? '',
+      timeout: 60_000,
+    });
+    return { code: result.exitCode ?? 1, stdout: String(result.stdout), stderr: String(result.stderr) };
+  }
+
+  async git(cwd: string, ...args: string[]): Promise<string> {
+    const result = await execa('git', args, { cwd, env: { ...process.env, ...GIT_ENV } });
+    return String(result.stdout).trim();
+  }
+
+  async tmux(...args: string[]): Promise<CliResult> {
+    const { TMUX: _t, TMUX_PANE: _p, ...env } = process.env;
+    const result = await execa('tmux', ['-L', this.socket, ...args], { reject: false, env: env as Record<string, string>, extendEnv: false });
+    return { code: result.exitCode ?? 1, stdout: String(result.stdout), stderr: String(result.stderr) };
+  }
+
+  /** Creates a task through the CLI and returns its id. */
+  async createTask(args: readonly string[], context?: string): Promise<string> {
+    const result = await this.orange(['task', 'create', ...args, '--json', ...(context ? ['--context', '-'] : [])], { input: context });
+    if (result.code !== 0) throw new Error(`task create failed: ${result.stderr || result.stdout}`);
+    const json = JSON.parse(result.stdout) as { task?: { id?: string }; id?: string };
+    const id = json.task?.id ?? json.id;
+    if (!id) throw new Error(`task create printed no id: ${result.stdout}`);
+    return id;
+  }
+
+  async task(id: string): Promise<Task> {
+    const file = this.paths.taskFile('demo', id);
+    return parseTaskFile(await readFile(file, 'utf8'), file);
+  }
+
+  history(id: string): Promise<HistoryEvent[]> {
+    return readHistory(this.paths.historyFile('demo', id));
+  }
+
+  async agentLog(id: string): Promise<string> {
+    return readFile(join(this.paths.home, 'agent-logs', `${id}.log`), 'utf8').catch(() => '');
+  }
+
+  /** Waits until the task reaches `status` (polling the file), or throws with its history. */
+  async waitForStatus(id: string, status: string | readonly string[], timeoutMs = 30_000): Promise<Task> {
+    const wanted = typeof status === 'string' ? [status] : status;
+    const deadline = Date.now() + timeoutMs;
+    let last: Task | undefined;
+    while (Date.now() < deadline) {
+      try {
+        last = await this.task(id);
+        if (wanted.includes(last.meta.status)) return last;
+      } catch {
+        // Mid-rename reads are impossible (atomic), but the task may not exist yet.
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const history = (await this.history(id)).map((e) => `${e.type} ${JSON.stringify(e)}`).join('\n');
+    throw new Error(`task ${id} did not reach ${wanted.join('|')} (is ${last?.meta.status}); history:\n${history}\nagent log:\n${await this.agentLog(id)}`);
+  }
+
+  /** Waits until `predicate` holds, polling. */
+  async waitFor(what: string, predicate: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (await predicate().catch(() => false)) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`timed out waiting for ${what}`);
+  }
+
+  async windows(): Promise<string[]> {
+    const result = await this.tmux('list-windows', '-a', '-F', '#{session_name}:#{window_name}');
+    return result.code === 0 ? result.stdout.split('\n').filter(Boolean) : [];
+  }
+
+  async cleanup(): Promise<void> {
+    await this.tmux('kill-server');
+    // Detached exit reports may still be finishing; give them a moment before removing their home.
+    await new Promise((r) => setTimeout(r, 200));
+    await rm(this.dir, { recursive: true, force: true });
+  }
+}
