@@ -1,0 +1,3 @@
+export { transitionLog, type TransitionLogOptions, type TransitionLogLine } from './transition-log.js';
+export { testsPass, type TestsPassOptions } from './tests-pass.js';
+export { runCommand, type RunCommandOptions } from './run-command.js';
