@@ -1,0 +1,196 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { LogRecord } from '@orange/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CliSandbox, STACK_LINE } from './cli-sandbox.js';
+
+let box: CliSandbox;
+beforeAll(async () => {
+  box = await CliSandbox.create();
+});
+afterAll(() => box?.cleanup());
+
+describe('orange install', () => {
+  it("writes the skill to $HOME/.claude and $HOME/.codex, skipping harnesses without a skills directory", async () => {
+    const out = await box.json<{ installed: Array<{ harness: string; file: string }>; skipped: string[] }>(['install']);
+    const claude = join(box.home, '.claude/skills/orange/SKILL.md');
+    const codex = join(box.home, '.codex/skills/orange/SKILL.md');
+    expect(out.installed).toEqual([
+      { harness: 'claude', file: claude },
+      { harness: 'codex', file: codex },
+    ]);
+    expect(out.skipped).toEqual(expect.arrayContaining(['idle', 'scripted']));
+    for (const file of [claude, codex]) expect(await readFile(file, 'utf8')).toMatch(/^---\nname: orange\ndescription: .+\n---\n/);
+  });
+
+  it('running it again restores an edited skill; --harness limits it to one harness', async () => {
+    const codex = join(box.home, '.codex/skills/orange/SKILL.md');
+    const claude = join(box.home, '.claude/skills/orange/SKILL.md');
+    await writeFile(codex, 'edited\n');
+    await writeFile(claude, 'edited\n');
+    const human = await box.orange(['install', '--harness', 'codex']);
+    expect(human).toMatchObject({ code: 0, stderr: '', stdout: `codex: wrote ${codex}` });
+    expect(await readFile(codex, 'utf8')).toContain('name: orange');
+    expect(await readFile(claude, 'utf8')).toBe('edited\n');
+  });
+
+  it('refuses an unknown harness', async () => {
+    const refused = await box.jsonError(['install', '--harness', 'nope']);
+    expect(refused).toMatchObject({ code: 'E_HARNESS', exit: 1 });
+    expect(refused.error).toMatch(/^no harness named "nope" \(known: .*claude.*\)$/);
+  });
+});
+
+describe('orange log', () => {
+  const logHome = () => join(box.dir, 'log-home');
+  const env = () => ({ ORANGE_HOME: logHome() });
+  const record = (time: string, level: string, component: string, msg: string, fields: object = {}) =>
+    JSON.stringify({ time, level, component, msg, ...fields });
+
+  beforeAll(async () => {
+    await mkdir(logHome(), { recursive: true });
+    await writeFile(
+      join(logHome(), 'orange.log'),
+      [
+        record('2026-01-01T00:00:01.000Z', 'debug', 'core', 'lock taken'),
+        record('2026-01-01T00:00:02.000Z', 'info', 'core', 'task created', { task: 'T1' }),
+        record('2026-01-01T00:00:03.000Z', 'warn', 'monitor', 'exit ignored', { task: 'T1' }),
+        'not json at all',
+        record('2026-01-01T00:00:04.000Z', 'error', 'tmux', 'hook failed', { hook: 'spawn_agent' }),
+        record('2026-01-01T00:00:05.000Z', 'info', 'monitor', 'Agent Exited', { task: 'T2' }),
+        '',
+      ].join('\n'),
+    );
+  });
+
+  const messages = async (args: string[]) => (await box.json<{ records: LogRecord[] }>(['log', ...args], { env: env() })).records.map((r) => r.msg);
+
+  it('prints every record, newest last, and counts malformed lines', async () => {
+    const out = await box.json<{ file: string; records: LogRecord[]; malformed: number }>(['log'], { env: env() });
+    expect(out.file).toBe(join(logHome(), 'orange.log'));
+    expect(out.records.map((r) => r.msg)).toEqual(['lock taken', 'task created', 'exit ignored', 'hook failed', 'Agent Exited']);
+    expect(out.malformed).toBe(1);
+    const human = await box.orange(['log', '--lines', '1'], { env: env() });
+    expect(human.stdout).toBe('2026-01-01T00:00:05.000Z  info   monitor  Agent Exited  task=T2');
+  });
+
+  it('--level keeps records at or above the level', async () => {
+    expect(await messages(['--level', 'warn'])).toEqual(['exit ignored', 'hook failed']);
+    expect(await messages(['--level', 'error'])).toEqual(['hook failed']);
+  });
+
+  it('--component keeps one component', async () => {
+    expect(await messages(['--component', 'monitor'])).toEqual(['exit ignored', 'Agent Exited']);
+  });
+
+  it('--grep matches the whole line, ignoring case', async () => {
+    expect(await messages(['--grep', 'agent exited'])).toEqual(['Agent Exited']);
+    expect(await messages(['--grep', 't1'])).toEqual(['task created', 'exit ignored']);
+  });
+
+  it('--lines keeps the last matching records', async () => {
+    expect(await messages(['--lines', '2'])).toEqual(['hook failed', 'Agent Exited']);
+    expect(await messages(['--component', 'core', '-n', '1'])).toEqual(['task created']);
+  });
+
+  it("shows what the CLI itself logged in this ORANGE_HOME", async () => {
+    const task = await box.createTask(['feature/logged', 'log me']);
+    const records = (await box.json<{ records: LogRecord[] }>(['log', '--component', 'core', '--grep', task.id])).records;
+    expect(records).toEqual([expect.objectContaining({ level: 'info', component: 'core', msg: 'task created', task: task.id })]);
+  });
+
+  it('refuses when there is no log yet', async () => {
+    const refused = await box.jsonError(['log'], { env: { ORANGE_HOME: join(box.dir, 'empty-home') } });
+    expect(refused).toMatchObject({ code: 'E_INVALID_INPUT', exit: 1, error: `no log yet at ${join(box.dir, 'empty-home', 'orange.log')}` });
+  });
+});
+
+describe('orange workflow show', () => {
+  it("prints the project's workflow as JSON, naming the known ones", async () => {
+    const out = await box.json<{ workflow: { name: string; initial: string; start: string; transitions: Array<{ from: string; to: string; gate?: string }> }; known: string[] }>([
+      'workflow',
+      'show',
+    ]);
+    expect(out.known).toEqual(['default', 'classic']);
+    expect(out.workflow).toMatchObject({ name: 'default', initial: 'pending', start: 'planning' });
+    expect(out.workflow.transitions).toContainEqual(expect.objectContaining({ from: 'planning', to: 'working', gate: 'plan' }));
+  });
+
+  it('prints states and transitions as tables for people, and follows the project in the current directory', async () => {
+    const human = await box.orange(['workflow', 'show', 'default']);
+    expect(human.stdout.split('\n')[0]).toBe('workflow default (initial pending, start planning); known: default, classic');
+    expect(human.stdout).toMatch(/^TRANSITION\s+GATE\s+GUARD\s+HOOKS$/m);
+    expect(human.stdout).toMatch(/^working → agent-review\s+handoff\s+-\s+increment_review_round, spawn_reviewer$/m);
+    const classicRepo = await box.addProject('classic-project');
+    await box.json(['project', 'update', '--workflow', 'classic'], { cwd: classicRepo });
+    const inferred = await box.json<{ workflow: { name: string } }>(['workflow', 'show'], { cwd: classicRepo });
+    expect(inferred.workflow.name).toBe('classic');
+  });
+
+  it('refuses an unknown workflow', async () => {
+    const refused = await box.jsonError(['workflow', 'show', 'nope']);
+    expect(refused.exit).toBe(1);
+    expect(refused.error).toBe('no workflow named "nope" (known: default, classic)');
+  });
+});
+
+describe('errors and usage', () => {
+  it.each([
+    ['an unknown flag', ['task', 'list', '--bogus'], 'Nonexistent flag: --bogus'],
+    ['a missing required argument', ['task', 'spawn'], 'Missing 1 required arg: id  Task id.'],
+    ['a value outside the options', ['log', '--level', 'loud'], 'Expected --level=loud to be one of: debug, info, warn, error'],
+    ['an extra argument', ['task', 'spawn', 'AAAAAAAAAAAAAAAAAAAAA', 'extra'], 'Unexpected argument: extra'],
+  ])('reports %s as bad usage: exit 2, one line', async (_what, args, message) => {
+    const human = await box.orange(args);
+    expect(human).toMatchObject({ code: 2, stdout: '', stderr: `orange: ${message}` });
+    const json = await box.jsonError(args);
+    expect(json).toEqual({ error: message, code: 'E_USAGE', exit: 2 });
+  });
+
+  it('exits 2 for an unknown command', async () => {
+    const result = await box.orange(['nope']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('command nope not found');
+  });
+
+  it('prints a stack with ORANGE_DEBUG=1, and only then', async () => {
+    const plain = await box.orange(['task', 'show', 'AAAAAAAAAAAAAAAAAAAAA']);
+    expect(plain.stderr).not.toMatch(STACK_LINE);
+    const debug = await box.orange(['task', 'show', 'AAAAAAAAAAAAAAAAAAAAA'], { env: { ORANGE_DEBUG: '1' } });
+    expect(debug.code).toBe(1);
+    expect(debug.stderr).toMatch(/^OrangeError: no task with id AAAAAAAAAAAAAAAAAAAAA\n/);
+    expect(debug.stderr).toMatch(STACK_LINE);
+    expect(debug.stderr.split('\n').at(-1)).toBe('orange: no task with id AAAAAAAAAAAAAAAAAAAAA');
+  });
+
+  it('reports an unexpected error from a plugin in one line with a hint, not a stack', async () => {
+    const dir = join(box.dir, 'exploding');
+    await mkdir(dir, { recursive: true });
+    await writeFile(
+      join(dir, 'orange.config.mjs'),
+      [
+        'export default {',
+        "  plugins: [{ name: 'exploding-scm', apply(orange) {",
+        "    orange.provide('scm', { name: 'exploding', merge() { throw new Error('the scm exploded'); } });",
+        '  } }],',
+        '};',
+        '',
+      ].join('\n'),
+    );
+    const task = await box.createTask(['feature/explode', 'explode', '--status', 'reviewing']);
+    const human = await box.orange(['task', 'merge', task.id, '--project', 'demo'], { cwd: dir });
+    expect(human).toMatchObject({ code: 1, stderr: 'orange: unexpected error: the scm exploded (set ORANGE_DEBUG=1 for the stack)' });
+    const json = await box.jsonError(['task', 'merge', task.id, '--project', 'demo'], { cwd: dir });
+    expect(json).toMatchObject({ code: 'E_INTERNAL', exit: 1 });
+    expect((await box.task(task.id)).meta.status).toBe('reviewing');
+  });
+
+  it('names the config file and field of a bad config', async () => {
+    const dir = join(box.dir, 'bad-config');
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, 'orange.config.mjs'), 'export default { poolSize: "two" };\n');
+    const refused = await box.jsonError(['task', 'list', '--all'], { cwd: dir });
+    expect(refused).toMatchObject({ code: 'E_CONFIG', exit: 1 });
+    expect(refused.error).toMatch(new RegExp(`^${join(dir, 'orange.config.mjs')}: field "poolSize" `));
+  });
+});
