@@ -53,3 +53,28 @@ describe('engine', () => {
     expect(await readFile(box.orange.paths.taskFile('demo', ref.id), 'utf8')).toBe(before);
   });
 });
+
+describe('createTask', () => {
+  it('reports create actions that failed, and flags the task for attention', async () => {
+    const failing = {
+      name: 'failing-reviewer',
+      apply(orange: Sandbox['orange']) {
+        orange.hooks.actions.for('spawn_reviewer').tapPromise('failing-reviewer', async () => {
+          throw new Error('no reviewer today');
+        });
+      },
+    };
+    box = await sandbox({}, [failing]);
+    const result = await box.orange.engine.createTask({ project: 'demo', summary: 'review a branch', status: 'agent-review' });
+    expect(result.failedHooks).toEqual(['spawn_reviewer']);
+    expect(result.task.meta.attention).toBe('hook failed: spawn_reviewer');
+    const history = await box.orange.store.history('demo', result.task.meta.id);
+    expect(history.map((e) => e.type)).toContain('hook.failed');
+  });
+
+  it('reports no failed actions for a clean start', async () => {
+    box = await sandbox();
+    const result = await box.orange.engine.createTask({ project: 'demo', summary: 'plan it' });
+    expect(result).toMatchObject({ spawned: true, failedHooks: [] });
+  });
+});

@@ -61,6 +61,8 @@ export interface CreateTaskResult {
   readonly spawned: boolean;
   /** Why a pending task was not started (e.g. the pool is exhausted). */
   readonly queuedReason?: string;
+  /** Actions that failed while starting it (the task is flagged for attention). */
+  readonly failedHooks: readonly string[];
 }
 
 /** What `Engine.edit` may change; `branch: null` adopts the worktree's current branch. */
@@ -92,6 +94,16 @@ export class Engine {
     });
     await this.runDeferred(deferred);
     return result;
+  }
+
+  /**
+   * Checks a status change without making it (map, guard, gate; not vetoes, which may depend on
+   * the moment): throws the TransitionRefused that `transition` would, so a caller can refuse a
+   * combined request before changing anything else.
+   */
+  async check(ref: TaskRef, to: string, options: TransitionOptions = {}): Promise<void> {
+    const task = await this.readVerified(ref);
+    await this.select(await this.orange.workflowForProject(task.meta.project), task, to, options);
   }
 
   /** Reads a task and refuses it if its status disagrees with the ledger (hand-edited status). */
@@ -307,28 +319,29 @@ export class Engine {
     });
     this.orange.log.info('task created', { task: id, project: projectName, status, branch });
     await this.safely('taskCreated', () => this.orange.hooks.taskCreated.promise({ orange: this.orange, task }));
-    if (input.spawn === false) return { task, spawned: false };
+    if (input.spawn === false) return { task, spawned: false, failedHooks: [] };
 
     if (status === workflow.initial) {
       try {
         const result = await this.transition({ project: projectName, id }, workflow.start, { cause: 'spawn' });
-        return { task: result.task, spawned: true };
+        return { task: result.task, spawned: true, failedHooks: result.failedHooks };
       } catch (error) {
         if (error instanceof TransitionRefused && error.code === 'E_VETOED') {
-          return { task: await this.orange.store.read(projectName, id), spawned: false, queuedReason: error.details.reason as string };
+          return { task: await this.orange.store.read(projectName, id), spawned: false, queuedReason: error.details.reason as string, failedHooks: [] };
         }
         throw error;
       }
     }
     const hooks = workflow.createHooks(status) ?? [];
-    if (hooks.length === 0) return { task, spawned: false };
+    if (hooks.length === 0) return { task, spawned: false, failedHooks: [] };
     const deferred: Deferred[] = [];
     const created = await this.orange.store.withTaskLock(projectName, id, async () => {
       const { task: after, failed } = await this.runActions(task, workflow, hooks, null, status, 'create', deferred);
-      return failed.length ? this.writeFresh(after, { attention: `hook${failed.length > 1 ? 's' : ''} failed: ${failed.join(', ')}` }) : after;
+      const flagged = failed.length ? await this.writeFresh(after, { attention: `hook${failed.length > 1 ? 's' : ''} failed: ${failed.join(', ')}` }) : after;
+      return { task: flagged, failed };
     });
     await this.runDeferred(deferred);
-    return { task: created, spawned: true };
+    return { task: created.task, spawned: true, failedHooks: created.failed };
   }
 
   /** Starts a waiting task: initial → start (may be vetoed, e.g. when the pool is exhausted). */

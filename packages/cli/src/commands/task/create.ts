@@ -52,10 +52,14 @@ export default class TaskCreate extends OrangeCommand {
       spawn: flags.spawn && flags.status !== 'reviewing',
     });
     const { meta } = result.task;
-    this.emit({ task: meta, spawned: result.spawned, ...(result.queuedReason ? { queuedReason: result.queuedReason } : {}) }, () => {
+    const json = { task: meta, spawned: result.spawned, failedHooks: result.failedHooks, ...(result.queuedReason ? { queuedReason: result.queuedReason } : {}) };
+    this.emit(json, () => {
       this.log(`created task ${meta.id} on ${meta.branch} (${meta.status})`);
-      if (result.queuedReason) this.log(`not started yet: ${result.queuedReason}; it starts when a worktree frees up`);
+      if (result.queuedReason) this.log(`not started yet: ${result.queuedReason}; it starts when a running task of the project is done, or with: orange task spawn ${meta.id}`);
       else if (!result.spawned && meta.status === 'pending') this.log(`start it with: orange task spawn ${meta.id}`);
+      if (result.failedHooks.length > 0) {
+        this.log(`warning: the task was created but ${result.failedHooks.join(', ')} failed; it is flagged for attention (see orange log)`);
+      }
     });
   }
 }
