@@ -186,6 +186,15 @@ describe('orange task show and update', () => {
     expect((await box.history(task.id)).map((e) => e.type)).toEqual(['task.created']);
   });
 
+  it('update --summary with a refused --status changes neither', async () => {
+    const task = await box.createTask(['feature/combined', 'combined request']);
+    const refused = await box.jsonError(['task', 'update', task.id, '--summary', 'a new summary', '--status', 'done']);
+    expect(refused).toMatchObject({ code: 'E_ILLEGAL_TRANSITION', exit: 1 });
+    const after = await box.task(task.id);
+    expect(after.meta).toMatchObject({ status: 'pending', summary: 'combined request' });
+    expect((await box.history(task.id)).map((e) => e.type)).toEqual(['task.created']);
+  });
+
   it('update with nothing to change is bad usage (exit 2)', async () => {
     const task = await box.createTask(['feature/nothing', 'nothing']);
     const refused = await box.jsonError(['task', 'update', task.id]);

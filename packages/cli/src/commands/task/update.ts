@@ -41,7 +41,10 @@ export default class TaskUpdate extends OrangeCommand {
     const task = await resolveTask(orange, args.id, flags.project);
     const ref = { project: task.meta.project, id: task.meta.id };
     let edited: string[] = [];
-    if (flags.summary !== undefined || flags.branch !== undefined) {
+    const editing = flags.summary !== undefined || flags.branch !== undefined;
+    // A refused status must change nothing, so it is checked before the summary or branch is.
+    if (editing && flags.status !== undefined) await orange.engine.check(ref, flags.status, { cause: 'request' });
+    if (editing) {
       const branch = flags.branch === undefined ? undefined : flags.branch === CURRENT_BRANCH ? null : flags.branch;
       edited = (await orange.engine.edit(ref, { summary: flags.summary, branch })).changed;
     }
