@@ -89,9 +89,16 @@ describe('orange project', () => {
     expect(projects.map((p) => p.name)).toContain('dup');
   });
 
-  it('remove unregisters a project and leaves its repository alone', async () => {
-    const { removed } = await box.json<{ removed: Project }>(['project', 'remove', 'human']);
+  it('remove unregisters a project, removes its worktrees and leaves its repository alone', async () => {
+    const repo = join(box.dir, 'human-repo');
+    // An earlier test pointed it at a branch that does not exist.
+    await box.json(['project', 'update', 'human', '--default-branch', 'main', '--pool-size', '2']);
+    const { workspaces } = await box.json<{ workspaces: { path: string }[] }>(['workspace', 'init'], { cwd: repo });
+    expect(workspaces).toHaveLength(2);
+    const { removed, worktreesRemoved } = await box.json<{ removed: Project; worktreesRemoved: string[] }>(['project', 'remove', 'human']);
     expect(removed.name).toBe('human');
+    expect(worktreesRemoved).toEqual(workspaces.map((w) => w.path));
+    expect(await box.git(repo, 'worktree', 'list')).not.toContain('human--');
     const { projects } = await box.json<{ projects: Project[] }>(['project', 'list']);
     expect(projects.map((p) => p.name)).not.toContain('human');
     expect(await box.git(join(box.dir, 'human-repo'), 'log', '--format=%s')).toBe('initial commit');

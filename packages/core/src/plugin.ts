@@ -81,6 +81,8 @@ export interface WorkspaceProvider {
    * with `null`, returns the branch the worktree is on (an agent renamed it with git).
    */
   renameBranch?(task: TaskMeta, to: string | null): Promise<string>;
+  /** Removes the worktrees of a project being unregistered; refuses (removing nothing) if any is in use or dirty. */
+  remove?(project: Project): Promise<WorkspaceInfo[]>;
 }
 
 /** What a harness is asked to start. */

@@ -129,6 +129,16 @@ export class ProjectRepo {
     await appendFile(file, `${separator}${missing.join('\n')}\n`, 'utf8');
   }
 
+  /** Removes a worktree and its registration; a directory already deleted by hand is only pruned. */
+  async removeWorktree(path: string): Promise<void> {
+    if (existsSync(path)) {
+      await this.unlinkTask(path);
+      await this.git.run(this.dir, ['worktree', 'remove', path]);
+    }
+    await this.git.attempt(this.dir, ['worktree', 'prune']);
+    this.log.info('worktree removed', { project: this.project.name, path });
+  }
+
   /** Paths with uncommitted changes (untracked files included; excluded ones such as TASK.md are not). */
   async changedFiles(worktree: string): Promise<string[]> {
     const out = await this.git.run(worktree, ['status', '--porcelain']);

@@ -322,3 +322,27 @@ describe('workspaces slot', () => {
     expect((await s.orange.slot('workspaces').gc()).freed.map((w) => w.name)).toEqual(['demo--1']);
   });
 });
+
+describe('remove (project remove)', () => {
+  it('refuses while a worktree is held or dirty, removing nothing; then removes every worktree of the project', async () => {
+    const s = await sandbox({ poolSize: 2 });
+    const project = await s.orange.projects.get('demo');
+    const [w1, w2] = await s.orange.slot('workspaces').init(project);
+    const task = await start(s.orange);
+    const pool = s.orange.slot('workspaces');
+    await expect(pool.remove!(project)).rejects.toMatchObject({ code: 'E_WORKSPACE', message: expect.stringContaining(`held by task ${task.meta.id}`) });
+
+    await s.orange.engine.transition({ project: 'demo', id: task.meta.id }, 'cancelled');
+    await writeFile(join(w2!.path, 'notes.txt'), 'keep me\n');
+    await expect(pool.remove!(project)).rejects.toMatchObject({ code: 'E_WORKSPACE', message: expect.stringContaining('notes.txt') });
+    expect(existsSync(w1!.path)).toBe(true);
+    expect((await pool.list('demo')).map((w) => w.name)).toEqual(['demo--1', 'demo--2']);
+
+    await rm(join(w2!.path, 'notes.txt'));
+    const removed = await pool.remove!(project);
+    expect(removed.map((w) => w.name)).toEqual(['demo--1', 'demo--2']);
+    expect(existsSync(w1!.path) || existsSync(w2!.path)).toBe(false);
+    expect(await pool.list('demo')).toEqual([]);
+    expect(await git(s.repo, 'worktree', 'list', '--porcelain')).not.toContain('demo--');
+  });
+});

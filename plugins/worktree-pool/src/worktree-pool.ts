@@ -192,6 +192,33 @@ export class WorktreePool implements WorkspaceProvider {
     return this.list(project.name);
   }
 
+  /**
+   * Removes every worktree of a project that is being unregistered (`orange project remove`).
+   * Refused, with nothing removed, while a worktree is held by a task or has uncommitted changes.
+   */
+  async remove(project: Project): Promise<WorkspaceInfo[]> {
+    const repo = this.repo(project);
+    return this.file.mutate(async (state) => {
+      const mine = state.workspaces.filter((e) => e.project === project.name);
+      const held = mine.find((e) => e.task !== null);
+      if (held) {
+        throw new OrangeError('E_WORKSPACE', `worktree ${held.name} is still held by task ${held.task}; free it first with: orange workspace gc`, { workspace: held.path });
+      }
+      for (const entry of mine) {
+        const changed = existsSync(entry.path) ? await repo.changedFiles(entry.path) : [];
+        if (changed.length > 0) {
+          throw new OrangeError('E_WORKSPACE', `worktree ${entry.name} (${entry.path}) has uncommitted changes (${listFiles(changed)}); commit or discard them first`, {
+            workspace: entry.path,
+            files: changed,
+          });
+        }
+      }
+      for (const entry of mine) await repo.removeWorktree(entry.path);
+      const workspaces = state.workspaces.filter((e) => e.project !== project.name);
+      return { state: { ...state, workspaces }, result: mine.map((e) => ({ ...e })) };
+    });
+  }
+
   /** The pool's worktrees (of one project, or all), in slot order. */
   async list(project?: string): Promise<WorkspaceInfo[]> {
     const { workspaces } = await this.file.read();

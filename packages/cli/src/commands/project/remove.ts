@@ -3,8 +3,8 @@ import { OrangeError } from '@orange/core';
 import { OrangeCommand } from '../../base-command.js';
 
 export default class ProjectRemove extends OrangeCommand {
-  static override summary = 'Unregister a project (its repository and finished tasks are left as they are).';
-  static override description = 'Refused while the project has unfinished tasks: cancel them first.';
+  static override summary = 'Unregister a project and remove its worktrees (the repository and finished tasks are left as they are).';
+  static override description = 'Refused while the project has unfinished tasks (cancel them first), or while one of its worktrees is held or has uncommitted changes.';
   static override examples = ['<%= config.bin %> project remove app'];
   static override args = { name: Args.string({ ignoreStdin: true, description: 'Project name.', required: true }) };
 
@@ -18,8 +18,11 @@ export default class ProjectRemove extends OrangeCommand {
     if (open.length > 0) {
       throw new OrangeError('E_NOT_ALLOWED', `project ${project.name} has ${open.length} unfinished task${open.length > 1 ? 's' : ''} (${open.map((t) => t.meta.id).slice(0, 3).join(', ')}${open.length > 3 ? ', …' : ''}); cancel them first`);
     }
+    const workspaces = (await orange.maybeSlot('workspaces')?.remove?.(project)) ?? [];
     await orange.projects.remove(project.name);
-    orange.log.info('project removed', { project: project.name });
-    this.emit({ removed: project }, () => this.log(`removed project ${project.name} (${project.path} is untouched)`));
+    orange.log.info('project removed', { project: project.name, worktrees: workspaces.length });
+    this.emit({ removed: project, worktreesRemoved: workspaces.map((w) => w.path) }, () =>
+      this.log(`removed project ${project.name} and its ${workspaces.length} worktree${workspaces.length === 1 ? '' : 's'} (${project.path} is untouched)`),
+    );
   }
 }
