@@ -10,7 +10,7 @@ export default class ProjectAdd extends OrangeCommand {
   static override args = { path: Args.string({ ignoreStdin: true, description: 'Path inside the repository (default: the current directory).' }) };
   static override flags = {
     name: Flags.string({ char: 'n', description: "Project name (default: the repository's directory name)." }),
-    'pool-size': Flags.integer({ description: 'How many worktrees (tasks running at once).', min: 1, max: 64, default: 2 }),
+    'pool-size': Flags.integer({ description: 'How many worktrees (tasks running at once; default: the config poolSize, 2).', min: 1, max: 64 }),
     'default-branch': Flags.string({ description: 'Branch tasks start from and merge into (default: detected).' }),
     workflow: Flags.string({ description: "Workflow for this project's tasks (default: the configured one)." }),
   };
@@ -24,7 +24,7 @@ export default class ProjectAdd extends OrangeCommand {
       name: flags.name ?? repo.suggestedName,
       path: repo.path,
       default_branch: flags['default-branch'] ?? repo.defaultBranch,
-      pool_size: flags['pool-size'],
+      pool_size: flags['pool-size'] ?? orange.config.poolSize,
       ...(flags.workflow ? { workflow: flags.workflow } : {}),
     });
     orange.log.info('project added', { project: project.name, path: project.path });
