@@ -149,8 +149,10 @@ describe('errors and usage', () => {
 
   it('exits 2 for an unknown command', async () => {
     const result = await box.orange(['nope']);
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain('command nope not found');
+    expect(result).toMatchObject({ code: 2, stdout: '', stderr: 'orange: unknown command "nope"; run: orange --help' });
+    const json = await box.orange(['task', 'nope', '--json']);
+    expect(json.code).toBe(2);
+    expect(JSON.parse(json.stdout)).toEqual({ error: 'unknown command "task nope"; run: orange --help', code: 'E_USAGE' });
   });
 
   it('prints a stack with ORANGE_DEBUG=1, and only then', async () => {

@@ -28,8 +28,11 @@ export default class Demo extends OrangeCommand {
           if (!this.json) this.log(line);
         },
       });
-      if (this.json) this.log(JSON.stringify(result, null, 2));
-      if (!result.ok) throw new OrangeError('E_RUNTIME', 'the demo did not finish every task (see above)');
+      if (!result.ok && !this.json) throw new OrangeError('E_RUNTIME', 'the demo did not finish every task (see above)');
+      // With --json a failed run is still one object: the error fields beside the full result.
+      const failure = result.ok ? {} : { error: 'the demo did not finish every task', code: 'E_RUNTIME' };
+      if (this.json) this.log(JSON.stringify({ ...failure, ...result }, null, 2));
+      if (!result.ok) process.exitCode = 1;
     } catch (error) {
       if (error instanceof DemoError) throw new OrangeError('E_RUNTIME', error.message);
       throw error;
