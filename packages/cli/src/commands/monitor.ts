@@ -13,7 +13,7 @@ export default class MonitorCommand extends OrangeCommand {
   static override flags = {
     once: Flags.boolean({ description: 'Run a single pass and exit.', default: false }),
     project: Flags.string({ char: 'p', description: "Only this project's tasks (default: all)." }),
-    interval: Flags.integer({ description: 'Milliseconds between passes (default: the config\'s pollIntervalMs, 30000).', min: 100 }),
+    interval: Flags.integer({ description: 'Milliseconds between passes (default: the config\'s pollIntervalMs, 30000).', min: 200 }),
   };
 
   async run(): Promise<void> {

@@ -156,7 +156,8 @@ Wait for user to attach and discuss.
 After discussion:
 1. orange task update --summary "..."
 2. Write ## Plan (APPROACH + TOUCHING)
-3. orange task update --status working
+3. orange task update --status planning
+4. orange task update --status working
 `,
     stuck: `# Stuck: {summary}
 
