@@ -18,7 +18,8 @@ describe('task lifecycles with real tmux, worktrees and scripted agents', () => 
     const next = await box.createTask(['--no-spawn', 'second task']);
     const first = await box.task(id);
     const session = `demo/${first.meta.branch}`;
-    expect(first.meta.status).toBe('planning');
+    // The scripted agent may already have moved on; the ledger says where the task started.
+    expect((await statuses(box, id))[0]).toBe('planning');
 
     // The reviewer runs in its own window while the persistent worker stays alive.
     await box.waitFor('reviewer window beside the worker', async () => {
