@@ -1,0 +1,283 @@
+/**
+ * Config discovery and validation as a user meets them: a file in a directory (or above it),
+ * the built-in default when there is none, one-line errors naming the bad field, plugin option
+ * errors naming the plugin, and `$ORANGE_HOME` choosing the data root.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
+import { recordingPlugin } from '../test/fixtures.js';
+import { configSearchStart, ConfigSchema, defineConfig, loadConfig, parseConfig } from './config.js';
+import { OrangeError } from './errors.js';
+import { Orange } from './orange.js';
+import { parsePluginOptions, type OrangePlugin } from './plugin.js';
+import { OrangePaths } from './store/paths.js';
+import { defaultWorkflow } from './workflow/default.js';
+
+let dir: string;
+beforeEach(async () => {
+  // realpath: cosmiconfig reports the file under the resolved path (macOS /var → /private/var).
+  dir = await realpath(await mkdtemp(join(tmpdir(), 'orange-config-')));
+});
+afterEach(async () => {
+  vi.unstubAllEnvs();
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function write(name: string, text: string): Promise<string> {
+  const file = join(dir, name);
+  await mkdir(resolve(file, '..'), { recursive: true });
+  await writeFile(file, text);
+  return file;
+}
+
+/** The rejection of `promise`, which must be an OrangeError. */
+async function errorOf(promise: Promise<unknown>): Promise<OrangeError> {
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(OrangeError);
+  return error as OrangeError;
+}
+
+describe('defineConfig', () => {
+  it('returns its input unchanged (it exists only for types)', () => {
+    const plugin: OrangePlugin = { name: 'p', apply() {} };
+    const input = { poolSize: 3, plugins: [plugin], workflow: defaultWorkflow };
+    expect(defineConfig(input)).toBe(input);
+    expect(defineConfig(input)).toEqual({ poolSize: 3, plugins: [plugin], workflow: defaultWorkflow });
+  });
+});
+
+describe('loadConfig discovery', () => {
+  it('loads orange.config.ts through jiti, TypeScript-only syntax included', async () => {
+    const file = await write(
+      'orange.config.ts',
+      `interface Shape { poolSize: number; logLevel: 'debug' | 'info' }
+const size: number = 3;
+const config: Shape = { poolSize: size, logLevel: 'debug' as const };
+export default config satisfies Shape;
+`,
+    );
+    const loaded = await loadConfig(dir);
+    expect(loaded.file).toBe(file);
+    expect(loaded.config).toMatchObject({ poolSize: 3, logLevel: 'debug' });
+  });
+
+  it('loads orange.config.mjs (default export)', async () => {
+    const file = await write('orange.config.mjs', 'export default { pollIntervalMs: 1000, harness: "codex" };\n');
+    const loaded = await loadConfig(dir);
+    expect(loaded.file).toBe(file);
+    expect(loaded.config).toMatchObject({ pollIntervalMs: 1000, harness: 'codex' });
+  });
+
+  it('loads .orangerc.json', async () => {
+    const file = await write('.orangerc.json', JSON.stringify({ reviewHarness: 'claude', poolSize: 5 }));
+    const loaded = await loadConfig(dir);
+    expect(loaded.file).toBe(file);
+    expect(loaded.config).toMatchObject({ reviewHarness: 'claude', poolSize: 5 });
+  });
+
+  it('loads the "orange" key of package.json', async () => {
+    const file = await write('package.json', JSON.stringify({ name: 'app', orange: { workflow: 'classic', logLevel: 'warn' } }));
+    const loaded = await loadConfig(dir);
+    expect(loaded.file).toBe(file);
+    expect(loaded.config).toMatchObject({ workflow: 'classic', logLevel: 'warn' });
+  });
+
+  it('searches upward from a subdirectory, skipping a package.json without an "orange" key', async () => {
+    const file = await write('.orangerc.json', JSON.stringify({ poolSize: 7 }));
+    await write('packages/app/package.json', JSON.stringify({ name: 'app' }));
+    const loaded = await loadConfig(join(dir, 'packages', 'app'));
+    expect(loaded.file).toBe(file);
+    expect(loaded.config.poolSize).toBe(7);
+  });
+
+  it('falls back to the built-in default when there is no config file', async () => {
+    const loaded = await loadConfig(dir);
+    expect(loaded.file).toBeNull();
+    expect(loaded.config).toEqual(ConfigSchema.parse({}));
+    expect(loaded.config).toMatchObject({ plugins: [], defaults: true, workflow: 'default', poolSize: 2, pollIntervalMs: 30_000, logLevel: 'info' });
+  });
+
+  it('treats an empty .orangerc.json object as the defaults', async () => {
+    await write('.orangerc.json', '{}');
+    const loaded = await loadConfig(dir);
+    expect(loaded.config).toEqual(ConfigSchema.parse({}));
+  });
+
+  it('gives an agent in a worktree under $ORANGE_HOME the config of its project’s repository', async () => {
+    const home = join(dir, 'home');
+    const repo = join(dir, 'repo');
+    const file = await write('repo/orange.config.mjs', 'export default { poolSize: 4 };\n');
+    const paths = new OrangePaths(home);
+    const orange = await Orange.create({ plugins: [recordingPlugin([])] }, { paths });
+    await orange.projects.add({ name: 'demo', path: repo, default_branch: 'main' });
+    const worktree = join(paths.workspaceDir('demo', 1), 'src');
+    await mkdir(worktree, { recursive: true });
+
+    expect(await configSearchStart(worktree, paths)).toBe(repo);
+    const loaded = await loadConfig(worktree, paths);
+    expect(loaded.file).toBe(file);
+    expect(loaded.config.poolSize).toBe(4);
+  });
+});
+
+describe('config errors', () => {
+  it('names the file and the field in one line for an invalid value', async () => {
+    const file = await write('.orangerc.json', JSON.stringify({ poolSize: 0 }));
+    const error = await errorOf(loadConfig(dir));
+    expect(error.code).toBe('E_CONFIG');
+    expect(error.message).toContain(file);
+    expect(error.message).toContain('field "poolSize"');
+    expect(error.message).not.toContain('\n');
+    expect(error.details).toMatchObject({ file, field: 'poolSize' });
+  });
+
+  it('names a wrongly typed field from a TypeScript config', async () => {
+    await write('orange.config.ts', `const level: string = 'loud';\nexport default { logLevel: level };\n`);
+    const error = await errorOf(loadConfig(dir));
+    expect(error.code).toBe('E_CONFIG');
+    expect(error.message).toMatch(/field "logLevel"/);
+    expect(error.message).not.toContain('\n');
+  });
+
+  it('names an unknown option (a typo) instead of ignoring it', async () => {
+    await write('.orangerc.json', JSON.stringify({ poolsize: 3 }));
+    const error = await errorOf(loadConfig(dir));
+    expect(error.code).toBe('E_CONFIG');
+    expect(error.message).toContain('unknown option "poolsize"');
+  });
+
+  it('gives the dotted path of a nested bad field', () => {
+    expect(() => parseConfig({ plugins: [{ name: 'tmux', apply() {} }, 'tmux'] }, 'orange.config.ts')).toThrow(/field "plugins\.1"/);
+    let error: unknown;
+    try {
+      parseConfig({ plugins: ['tmux'] }, 'orange.config.ts');
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toMatchObject({ code: 'E_CONFIG', details: { field: 'plugins.0' } });
+    expect((error as Error).message).toContain('did you forget to call the factory');
+  });
+
+  it('says "built-in config" when there is no file to name', () => {
+    expect(() => parseConfig({ pollIntervalMs: 10 }, null)).toThrow(/^built-in config: field "pollIntervalMs"/);
+  });
+
+  it('reports a config file that does not parse as one E_CONFIG line', async () => {
+    await write('.orangerc.json', '{ "poolSize": 3, ');
+    const error = await errorOf(loadConfig(dir));
+    expect(error.code).toBe('E_CONFIG');
+    expect(error.message).toMatch(/^could not load the Orange config: /);
+    expect(error.message).not.toContain('\n');
+  });
+
+  it('refuses an invalid config at Orange.create with the same error', async () => {
+    const error = await errorOf(Orange.create({ poolSize: -1 }, { paths: new OrangePaths(join(dir, 'home')), configFile: 'orange.config.ts' }));
+    expect(error.code).toBe('E_CONFIG');
+    expect(error.message).toContain('orange.config.ts: field "poolSize"');
+  });
+});
+
+describe('plugin options', () => {
+  const schema = z.object({ poolSize: z.number().int().positive().default(2), git: z.object({ remote: z.string() }).optional() }).strict();
+
+  it('returns the parsed options with defaults filled, also for no options at all', () => {
+    expect(parsePluginOptions('worktree-pool', schema, { poolSize: 4 })).toEqual({ poolSize: 4 });
+    expect(parsePluginOptions('worktree-pool', schema, undefined)).toEqual({ poolSize: 2 });
+  });
+
+  it('names the plugin and the field of a bad value', () => {
+    let error: unknown;
+    try {
+      parsePluginOptions('worktree-pool', schema, { poolSize: 'two' });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(OrangeError);
+    expect(error).toMatchObject({
+      code: 'E_PLUGIN_OPTIONS',
+      message: expect.stringMatching(/^plugin worktree-pool: option "poolSize" /),
+      details: { plugin: 'worktree-pool', field: 'poolSize' },
+    });
+  });
+
+  it('names a nested field by its dotted path', () => {
+    expect(() => parsePluginOptions('github', schema, { git: { remote: 1 } })).toThrow(/^plugin github: option "git\.remote" /);
+  });
+
+  it('names an unknown option', () => {
+    expect(() => parsePluginOptions('tmux', schema, { poolsize: 2 })).toThrow('plugin tmux: unknown option "poolsize"');
+  });
+
+  it('a plugin that throws while loading is refused at Orange.create, naming the plugin', async () => {
+    const broken: OrangePlugin = {
+      name: 'broken',
+      apply() {
+        throw new Error('binary not found');
+      },
+    };
+    const error = await errorOf(Orange.create({ plugins: [recordingPlugin([]), broken] }, { paths: new OrangePaths(join(dir, 'home')) }));
+    expect(error).toMatchObject({ code: 'E_CONFIG', message: 'plugin broken failed to load: binary not found' });
+  });
+
+  it('an options error raised inside a plugin reaches the caller unchanged', async () => {
+    const picky: OrangePlugin = {
+      name: 'picky',
+      apply() {
+        parsePluginOptions('picky', schema, { poolSize: 0 });
+      },
+    };
+    const error = await errorOf(Orange.create({ plugins: [recordingPlugin([]), picky] }, { paths: new OrangePaths(join(dir, 'home')) }));
+    expect(error).toMatchObject({ code: 'E_PLUGIN_OPTIONS', details: { plugin: 'picky', field: 'poolSize' } });
+  });
+});
+
+describe('ORANGE_HOME', () => {
+  it('selects the data root', () => {
+    const paths = OrangePaths.fromEnv({ ORANGE_HOME: join(dir, 'data') });
+    expect(paths.home).toBe(join(dir, 'data'));
+    expect(paths.projectsFile).toBe(join(dir, 'data', 'projects.json'));
+    expect(paths.taskFile('demo', 'x')).toBe(join(dir, 'data', 'tasks', 'demo', 'x', 'TASK.md'));
+  });
+
+  it('defaults to ~/orange when unset or blank', () => {
+    expect(OrangePaths.fromEnv({}).home).toBe(join(homedir(), 'orange'));
+    expect(OrangePaths.fromEnv({ ORANGE_HOME: '  ' }).home).toBe(join(homedir(), 'orange'));
+  });
+
+  it('resolves a relative ORANGE_HOME against the working directory', () => {
+    expect(OrangePaths.fromEnv({ ORANGE_HOME: 'rel/home' }).home).toBe(resolve('rel/home'));
+  });
+
+  it('is where an Orange created without explicit paths keeps its data', async () => {
+    const home = join(dir, 'env-home');
+    vi.stubEnv('ORANGE_HOME', home);
+    const orange = await Orange.create({ plugins: [recordingPlugin([])] });
+    expect(orange.paths.home).toBe(home);
+    await orange.projects.add({ name: 'demo', path: join(dir, 'repo'), default_branch: 'main' });
+    expect(existsSync(join(home, 'projects.json'))).toBe(true);
+  });
+});
+
+describe('the TypeScript config loader cache', () => {
+  it('returns the same config when the same TS file is loaded twice in one process', async () => {
+    await write('orange.config.ts', `const size: number = 3;\nexport default { poolSize: size, harness: 'claude' };\n`);
+    const first = await loadConfig(dir);
+    const second = await loadConfig(dir);
+    expect(second).toEqual(first);
+    expect(second.config).toMatchObject({ poolSize: 3, harness: 'claude' });
+  });
+
+  it('sees an edit of the TS file on the next load (the cache never serves stale content)', async () => {
+    await write('orange.config.ts', `const size: number = 3;\nexport default { poolSize: size };\n`);
+    expect((await loadConfig(dir)).config.poolSize).toBe(3);
+    await write('orange.config.ts', `const size: number = 6;\nexport default { poolSize: size };\n`);
+    expect((await loadConfig(dir)).config.poolSize).toBe(6);
+  });
+});
