@@ -10,6 +10,7 @@ import { defaultWorkflow } from './workflow/default.js';
 import type { WorkflowInput } from './workflow/definition.js';
 import { Workflow, type Transition } from './workflow/workflow.js';
 import type { Guard } from './guard.js';
+import type { TaskMeta } from './task.js';
 
 /** A body section that satisfies each built-in gate, and one that has the section but fails it. */
 const GATE_ARTIFACTS: Record<string, { section: string; passing: string; failing: string }> = {
@@ -23,14 +24,16 @@ const GATE_ARTIFACTS: Record<string, { section: string; passing: string; failing
 function guardValue(guard: Guard, holds: boolean): number {
   const v = guard.value;
   if (typeof v !== 'number') throw new Error(`the matrix only knows numeric guards, not ${guard.source}`);
-  const [yes, no] = {
+  const [yes, no]: [number, number] = (
+    {
     '<': [v - 1, v],
     '<=': [v, v + 1],
     '>': [v + 1, v],
     '>=': [v, v - 1],
     '==': [v, v + 1],
     '!=': [v + 1, v],
-  }[guard.op];
+    } as Record<string, [number, number]>
+  )[guard.op] ?? [v, v];
   const value = holds ? yes : no;
   if (value < 0) throw new Error(`no non-negative value makes ${guard.source} ${holds ? 'hold' : 'fail'}`);
   return value;
@@ -48,7 +51,7 @@ function bodyFor(t: Transition, artifact: 'passing' | 'failing' | 'missing'): st
   return `## ${a.section}\n\n${a[artifact]}\n`;
 }
 
-function metaFor(t: Transition, guardHolds: boolean): Record<string, unknown> {
+function metaFor(t: Transition, guardHolds: boolean): Partial<TaskMeta> {
   return t.parsedGuard ? { [t.parsedGuard.field]: guardValue(t.parsedGuard, guardHolds) } : {};
 }
 

@@ -383,8 +383,8 @@ export class Engine {
         case 'mark':
           return { task, decision };
         case 'advance': {
-          const result = await this.transitionLocked(task, decision.to, { cause: 'auto', reason: decision.reason, expectFrom: task.meta.status }, deferred);
-          return { task: result.task, decision };
+          const options: TransitionOptions = { cause: 'auto', reason: decision.reason, expectFrom: task.meta.status };
+          return this.autoTransition(task, decision, decision.to, options, deferred);
         }
         case 'crash':
         case 'escalate': {
@@ -394,8 +394,8 @@ export class Engine {
             this.orange.hooks.crash.promise({ orange: this.orange, task, status: task.meta.status, crashCount: decision.crashCount, reason: decision.reason }),
           );
           if (decision.kind === 'escalate') {
-            const result = await this.transitionLocked(task, decision.to, { cause: 'crash', crash: true, reason: `crash limit reached: ${decision.reason}` }, deferred);
-            return { task: result.task, decision };
+            const options: TransitionOptions = { cause: 'crash', crash: true, reason: `crash limit reached: ${decision.reason}` };
+            return this.autoTransition(task, decision, decision.to, options, deferred);
           }
           if (decision.respawn) {
             const action = role === 'worker' ? 'spawn_agent' : 'spawn_reviewer';
@@ -408,6 +408,23 @@ export class Engine {
     });
     await this.runDeferred(deferred);
     return outcome;
+  }
+
+  /**
+   * An exit rule's transition. A refusal (a plugin's veto) must not leave a task with no agent
+   * and no sign of it: the task is flagged for attention and the refusal recorded.
+   */
+  private async autoTransition(task: Task, decision: ExitDecision, to: string, options: TransitionOptions, deferred: Deferred[]): Promise<ExitOutcome> {
+    try {
+      const result = await this.transitionLocked(task, to, options, deferred);
+      return { task: result.task, decision };
+    } catch (error) {
+      if (!(error instanceof TransitionRefused)) throw error;
+      const flagged = await this.writeFresh(task, { attention: `exit rule refused: ${error.message}` });
+      await this.record(flagged, { type: 'auto.refused', from: task.meta.status, to, code: error.code, reason: error.message });
+      this.orange.log.warn('exit rule transition refused', { task: task.meta.id, from: task.meta.status, to, reason: error.message });
+      return { task: flagged, decision };
+    }
   }
 
   /**

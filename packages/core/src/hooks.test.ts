@@ -241,12 +241,17 @@ describe('the agent-exited path', () => {
     expect(history.filter((e) => e.type === 'agent.exited')).toHaveLength(1);
   });
 
-  it('is subject to the same veto as a requested transition', async () => {
+  it('is subject to the same veto as a requested transition, and a vetoed exit rule flags the task', async () => {
     box = await sandbox({}, [lifecycle('gatekeeper', { before: (e) => (e.cause === 'auto' ? 'auto-advance is paused' : undefined) })]);
     const ref = await taskIn(box, 'planning', { body: PLAN, meta: { worker_spawn: 'w1' } });
-    await expect(box.orange.engine.agentExited(ref, 'worker', 'w1', 'exit')).rejects.toMatchObject({ code: 'E_VETOED' });
-    expect((await box.orange.store.read('demo', ref.id)).meta.status).toBe('planning');
+    const outcome = await box.orange.engine.agentExited(ref, 'worker', 'w1', 'exit');
+    expect(outcome.decision).toMatchObject({ kind: 'advance', to: 'working' });
+    const task = await box.orange.store.read('demo', ref.id);
+    expect(task.meta.status).toBe('planning');
+    expect(task.meta.attention).toBe('exit rule refused: planning → working refused: auto-advance is paused');
     expect(await box.orange.store.ledgerStatus('demo', ref.id)).toBe('planning');
+    const refused = (await box.orange.store.history('demo', ref.id)).filter((e) => e.type === 'auto.refused');
+    expect(refused).toEqual([expect.objectContaining({ from: 'planning', to: 'working', code: 'E_VETOED' })]);
     expect(box.calls).toEqual([]);
   });
 

@@ -91,7 +91,10 @@ export class Orange {
       }
       orange.plugins.push(plugin.name);
     }
+    // Every workflow the user wrote is checked now (its actions against what the plugins
+    // provide), not when a project first uses it; built-ins the config does not use are not.
     orange.workflow(orange.defaultWorkflowName);
+    for (const w of parsed.workflows) orange.workflow(w.name);
     return orange;
   }
 
