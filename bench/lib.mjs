@@ -1,0 +1,24 @@
+// Helpers shared by the bench/*.bench.mjs files (run.mjs loads only *.bench.mjs, so this is not run).
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The monorepo root. */
+export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The middle value (the upper one of an even count), as the other benches compute it. */
+export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** The p-quantile (0 < p < 1) by nearest rank, e.g. pct(xs, 0.95). */
+export const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
+
+/** Runs `fn(dir)` with a fresh temp directory named `orange-bench-<name>-…`, removed afterwards. */
+export async function withTempDir(name, fn) {
+  const dir = await mkdtemp(join(tmpdir(), `orange-bench-${name}-`));
+  try {
+    return await fn(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
