@@ -40,7 +40,8 @@ export function branchNameProblem(branch: string): string | null {
   if (branch.includes('@{') || branch === '@') return bad('must not contain "@{" or be "@"');
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u0020\u007f~^:?*[\\]/.test(branch)) return bad('must not contain spaces, control characters or any of ~ ^ : ? * [ \\');
-  if (branch.endsWith('.') || branch.endsWith('.lock')) return bad('must not end with "." or ".lock"');
+  if (branch.endsWith('.')) return bad('must not end with "."');
+  if (branch.split('/').some((part) => part.endsWith('.lock'))) return bad('must not have a part ending with ".lock"');
   if (branch.split('/').some((part) => part.startsWith('.'))) return bad('must not have a part starting with "."');
   if (branch === 'HEAD') return bad('must not be HEAD');
   return null;
