@@ -61,7 +61,8 @@ export function serializeTask(task: Task): string {
   for (const key of TASK_META_ORDER) ordered[key] = meta[key] ?? null;
   for (const key of Object.keys(meta).sort()) if (!(key in ordered)) ordered[key] = meta[key];
   const front = yaml.dump(ordered, { schema: yaml.CORE_SCHEMA, lineWidth: -1, noRefs: true });
-  const body = task.body.startsWith('\n') ? task.body : `\n${task.body}`;
+  // One blank line always separates front matter and body; parseTaskFile strips exactly one.
+  const body = `\n${task.body}`;
   return `---\n${front}---\n${body.endsWith('\n') ? body : `${body}\n`}`;
 }
 
