@@ -10,19 +10,16 @@
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { execa } from 'execa';
 import { OrangePaths, TaskStore, newTaskId, newTaskMeta } from '@orange/core';
+import { root, median, GIT } from './lib.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = join(root, 'packages/cli/bin/run.js');
-const GIT = { GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b.invalid', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b.invalid' };
 const RUNS = 15;
 const WARMUPS = 2;
 const TASKS = 1000;
 const TARGET = 3;
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** One child process, argv as an array (no shell); resolves with its exit code and wall time. */
 function timed(file, args, options) {

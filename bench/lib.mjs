@@ -7,6 +7,9 @@ import { fileURLToPath } from 'node:url';
 /** The monorepo root. */
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
+/** A git identity for sandbox repositories (CI machines may have none configured). */
+export const GIT = { GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b.invalid', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b.invalid' };
+
 /** The middle value (the upper one of an even count), as the other benches compute it. */
 export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 

@@ -3,18 +3,14 @@
 import { execa } from 'execa';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { Monitor, Orange, OrangePaths, newTaskMeta, newTaskId, readHistory } from '@orange/core';
 import { tmux } from '@orange/plugin-tmux';
+import { root, median, pct, GIT } from './lib.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = join(root, 'packages/cli/bin/run.js');
 const AGENT = join(root, 'packages/cli/agents/scripted-agent.mjs');
 const HARNESS = join(root, 'plugins/harness-command/dist/index.js');
-const GIT = { GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b.invalid', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b.invalid' };
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
 
 async function exitLatency(samples) {
   const dir = await mkdtemp(join(tmpdir(), 'orange-bench-exit-'));
