@@ -133,16 +133,17 @@ describe('attach', () => {
     expect(refused).toMatchObject({ code: 'E_USAGE', exit: 2, error: 'attach needs a terminal (standard input is not one)' });
   });
 
-  it("attaches a terminal to the task's session and returns 0 when detached", async () => {
+  it("attaches a terminal to the task's session and returns 0 (and with --json one object) when detached", async () => {
     const task = await box.startTask('feature/attach');
     // `script` gives the CLI a pseudo-terminal, as a user's shell would.
-    const command = [process.execPath, CLI, 'task', 'attach', task.id, '--role', 'worker'].map((a) => `'${a}'`).join(' ');
+    const command = [process.execPath, CLI, 'task', 'attach', task.id, '--role', 'worker', '--json'].map((a) => `'${a}'`).join(' ');
     const attached = execa('script', ['-qec', command, '/dev/null'], { env: box.env, extendEnv: false, reject: false, timeout: 20_000, cwd: box.repo });
     await box.waitFor('a client on the session', async () => (await box.tmux('list-clients', '-F', '#{client_session}')).stdout.includes(session(task)));
     await box.tmux('detach-client', '-s', `=${session(task)}`);
     const result = await attached;
     expect(result.exitCode).toBe(0);
     expect(String(result.stdout)).toContain(`[detached (from session ${session(task)})]`);
+    expect(String(result.stdout)).toContain('"attached": true');
   });
 });
 
