@@ -1,5 +1,8 @@
 import { join } from 'node:path';
-import { Command, Errors, Flags } from '@oclif/core';
+// Subpath imports: the package index also loads help, ux and theme code no command needs.
+import { Command } from '@oclif/core/command';
+import * as Errors from '@oclif/core/errors';
+import * as Flags from '@oclif/core/flags';
 import { isOrangeError, type Orange } from '@orange/core';
 
 /** Exit codes: 0 ok, 1 refused or failed, 2 bad usage. */

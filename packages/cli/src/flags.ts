@@ -1,4 +1,5 @@
-import { Args, Flags } from '@oclif/core';
+import * as Args from '@oclif/core/args';
+import * as Flags from '@oclif/core/flags';
 
 /** Flags and arguments several commands share, declared once. */
 export const projectFlag = Flags.string({ char: 'p', description: 'Project name (default: the registered repository you are in).' });

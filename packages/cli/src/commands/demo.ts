@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { Flags } from '@oclif/core';
+import * as Flags from '@oclif/core/flags';
 import { OrangeError } from '@orange/core';
 import { OrangeCommand } from '../base-command.js';
 

@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Flags } from '@oclif/core';
+import * as Flags from '@oclif/core/flags';
 import { OrangeError, writeFileAtomic } from '@orange/core';
 import { OrangeCommand } from '../base-command.js';
 import { SKILL_MARKDOWN, SKILL_NAME } from '../skill.js';

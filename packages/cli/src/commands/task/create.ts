@@ -1,4 +1,5 @@
-import { Args, Flags } from '@oclif/core';
+import * as Args from '@oclif/core/args';
+import * as Flags from '@oclif/core/flags';
 import { OrangeCommand } from '../../base-command.js';
 import { projectFlag } from '../../flags.js';
 import { resolveProject } from '../../locate.js';

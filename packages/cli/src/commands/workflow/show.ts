@@ -1,4 +1,4 @@
-import { Args } from '@oclif/core';
+import * as Args from '@oclif/core/args';
 import { OrangeCommand } from '../../base-command.js';
 import { inferProject } from '../../locate.js';
 import { table } from '../../render.js';

@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core';
+import * as Flags from '@oclif/core/flags';
 import { OrangeCommand } from '../../base-command.js';
 import { projectFlag } from '../../flags.js';
 import { inferProject } from '../../locate.js';
