@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { isOrangeError } from './errors.js';
 import type { ExitDecision } from './exit-rules.js';
 import type { Orange } from './orange.js';
 import type { AgentRole, Task } from './task.js';
@@ -110,7 +111,7 @@ export class Monitor {
     const workspaces = this.orange.maybeSlot('workspaces');
     if (workspaces) {
       try {
-        const { freed } = await workspaces.gc();
+        const { freed } = await workspaces.gc(this.options.project);
         for (const w of freed) workspacesFreed.push(w.name);
         if (freed.length) log.info('orphan workspaces freed', { workspaces: workspacesFreed });
       } catch (error) {
@@ -162,6 +163,12 @@ export class Monitor {
           log.info('pull request synced', { task: task.meta.id, state, to: target });
         }
       } catch (error) {
+        // The SCM itself is out of reach (e.g. gh missing or logged out): one line per pass,
+        // not one per task, and no point asking about the other tasks.
+        if (isOrangeError(error) && error.details.unavailable === true) {
+          log.warn('pull request sync skipped', { reason: error.message });
+          break;
+        }
         log.warn('pull request sync failed', { task: task.meta.id, error: error instanceof Error ? error.message : String(error) });
       }
     }

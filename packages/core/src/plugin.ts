@@ -75,7 +75,8 @@ export interface WorkspaceProvider {
   readonly name: string;
   init(project: Project): Promise<WorkspaceInfo[]>;
   list(project?: string): Promise<WorkspaceInfo[]>;
-  gc(): Promise<GcResult>;
+  /** Frees worktrees of finished or missing tasks: of one project, or of all. */
+  gc(project?: string): Promise<GcResult>;
   /**
    * Renames the task's branch in its worktree to `to` and returns the branch now checked out;
    * with `null`, returns the branch the worktree is on (an agent renamed it with git).

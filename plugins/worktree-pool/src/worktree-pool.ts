@@ -233,11 +233,11 @@ export class WorktreePool implements WorkspaceProvider {
    * reservation whose transition never completed). A cancelled or deleted task's changes are
    * discarded (logged first); a done task's uncommitted changes keep the worktree bound.
    */
-  async gc(): Promise<GcResult> {
+  async gc(project?: string): Promise<GcResult> {
     const { workspaces } = await this.file.read();
     const freed: WorkspaceInfo[] = [];
     for (const entry of workspaces) {
-      if (entry.task === null) continue;
+      if (entry.task === null || (project !== undefined && entry.project !== project)) continue;
       if (await this.collect(entry, entry.task)) freed.push({ ...entry });
     }
     this.log.info('gc done', { freed: freed.map((e) => e.name) });

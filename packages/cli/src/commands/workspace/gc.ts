@@ -1,14 +1,18 @@
 import { OrangeCommand } from '../../base-command.js';
+import { projectFlag } from '../../flags.js';
 
 export default class WorkspaceGc extends OrangeCommand {
   static override summary = 'Free worktrees still bound to finished, deleted or never-started tasks.';
-  static override description = "A cancelled or deleted task's uncommitted changes are discarded (and logged); a done task's keep its worktree bound.";
-  static override examples = ['<%= config.bin %> workspace gc'];
+  static override description = "A cancelled or deleted task's uncommitted changes are discarded (and logged); a done task's keep its worktree bound. Every project unless --project is given.";
+  static override examples = ['<%= config.bin %> workspace gc', '<%= config.bin %> workspace gc --project app'];
+  static override flags = { project: projectFlag };
 
   async run(): Promise<void> {
-    await this.parse(WorkspaceGc);
+    const { flags } = await this.parse(WorkspaceGc);
     const orange = await this.orange();
-    const { freed } = await orange.slot('workspaces').gc();
+    // Checked first, so that a mistyped name is refused instead of freeing nothing silently.
+    const project = flags.project === undefined ? undefined : (await orange.projects.get(flags.project)).name;
+    const { freed } = await orange.slot('workspaces').gc(project);
     this.emit({ freed }, () => this.log(freed.length === 0 ? 'nothing to free' : freed.map((w) => `freed ${w.name} (was task ${w.task})`).join('\n')));
   }
 }
