@@ -14,11 +14,11 @@ const here = (): Whereabouts => ({ cwd: process.cwd(), env: process.env });
  * The project a command is about: `--project`, else the registered repository containing the
  * current directory, else the project of the worktree or task directory we are in.
  */
-export async function resolveProject(orange: Orange, flag: string | undefined, at: Whereabouts = here()): Promise<Project> {
+export async function resolveProject(orange: Orange, flag: string | undefined, at: Whereabouts = here(), howToName = 'pass --project NAME'): Promise<Project> {
   if (flag) return orange.projects.get(flag);
   const found = await inferProject(orange, at);
   if (found) return found;
-  throw new OrangeError('E_PROJECT_NOT_FOUND', 'not inside a registered project; run this in a repository added with orange project add, or pass --project NAME');
+  throw new OrangeError('E_PROJECT_NOT_FOUND', `not inside a registered project; run this in a repository added with orange project add, or ${howToName}`);
 }
 
 /** The project inferred from the current directory, if any. */

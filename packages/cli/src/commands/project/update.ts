@@ -21,7 +21,7 @@ export default class ProjectUpdate extends OrangeCommand {
       throw new OrangeError('E_USAGE', 'nothing to update; pass --pool-size, --default-branch or --workflow');
     }
     const orange = await this.orange();
-    const current = await resolveProject(orange, args.name);
+    const current = await resolveProject(orange, args.name, undefined, 'name it: orange project update NAME');
     if (flags.workflow) orange.workflow(flags.workflow);
     const project = await orange.projects.update(current.name, {
       ...(flags['pool-size'] !== undefined ? { pool_size: flags['pool-size'] } : {}),
