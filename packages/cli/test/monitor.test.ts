@@ -200,11 +200,12 @@ describe('orange monitor with pull requests and orphans', () => {
     expect(await box.taskText(task.id)).toBe(before);
     expect(types(await box.history(task.id))).toEqual(['task.created', 'pr.created']);
 
-    // One line per pass for this task, naming the missing gh: two passes ran, so two lines.
-    const { records } = await box.json<{ records: LogRecord[] }>(['log', '--component', 'monitor', '--level', 'warn', '--grep', task.id]);
+    // One line per pass (not per task), naming the missing gh: two passes ran, so two lines.
+    const { records } = await box.json<{ records: LogRecord[] }>(['log', '--component', 'monitor', '--level', 'warn', '--grep', 'pull request sync']);
+    const reason = 'gh (GitHub CLI) is not installed; install it or merge locally with orange task merge --local';
     expect(records).toEqual([
-      expect.objectContaining({ task: task.id, error: 'gh (GitHub CLI) is not installed; install it or merge locally with orange task merge --local' }),
-      expect.objectContaining({ task: task.id, error: 'gh (GitHub CLI) is not installed; install it or merge locally with orange task merge --local' }),
+      expect.objectContaining({ msg: 'pull request sync skipped', reason }),
+      expect.objectContaining({ msg: 'pull request sync skipped', reason }),
     ]);
     // Leave nothing open for the next test's passes.
     await box.json(['task', 'cancel', task.id, '--yes']);

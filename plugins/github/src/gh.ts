@@ -18,12 +18,12 @@ export class GhCli {
       stdin: 'ignore',
       env: { GH_PROMPT_DISABLED: '1', GH_NO_UPDATE_NOTIFIER: '1', NO_COLOR: '1' },
     });
-    if ((result as { code?: string }).code === 'ENOENT') throw new OrangeError('E_SCM', GH_MISSING);
+    if ((result as { code?: string }).code === 'ENOENT') throw new OrangeError('E_SCM', GH_MISSING, { unavailable: true });
     const stdout = String(result.stdout ?? '').trim();
     const stderr = String(result.stderr ?? '').trim();
     // gh exits 4 when a command needs authentication; older versions only say so on stderr.
     if (result.exitCode === 4 || /gh auth login|not logged in|authentication required|GH_TOKEN/i.test(stderr)) {
-      throw new OrangeError('E_SCM', GH_UNAUTHENTICATED);
+      throw new OrangeError('E_SCM', GH_UNAUTHENTICATED, { unavailable: true });
     }
     return { ok: result.exitCode === 0, stdout, stderr };
   }
