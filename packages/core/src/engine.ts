@@ -304,8 +304,8 @@ export class Engine {
       branch,
       status,
       summary,
-      harness: input.harness ?? null,
-      review_harness: input.reviewHarness ?? null,
+      harness: input.harness || null,
+      review_harness: input.reviewHarness || null,
       effort: input.effort ?? null,
       review_effort: input.reviewEffort ?? null,
     });

@@ -79,9 +79,13 @@ export class Orange {
     const parsed = isParsedConfig(config) ? config : parseConfig(config, options.configFile ?? null);
     const orange = new Orange(parsed, options);
     const configured = parsed.plugins;
-    const names = new Set(configured.map((p) => p.name));
-    const defaults = parsed.defaults && options.defaultPlugins ? options.defaultPlugins().filter((p) => !names.has(p.name)) : [];
-    for (const plugin of [coreActions(), ...defaults, ...configured]) {
+    const builtins = parsed.defaults && options.defaultPlugins ? options.defaultPlugins() : [];
+    const builtinNames = new Set(builtins.map((p) => p.name));
+    // A config plugin named like a built-in takes the built-in's place, so that re-listing
+    // claude with other options does not move it behind codex in harness detection.
+    const defaults = builtins.map((p) => configured.find((c) => c.name === p.name) ?? p);
+    const added = configured.filter((p) => !builtinNames.has(p.name));
+    for (const plugin of [coreActions(), ...defaults, ...added]) {
       try {
         await plugin.apply(orange);
       } catch (error) {
@@ -169,8 +173,8 @@ export class Orange {
    * else the first installed one.
    */
   async resolveHarness(task: TaskMeta, role: AgentRole): Promise<Harness> {
-    const requested =
-      (role === 'reviewer' ? (task.review_harness ?? this.config.reviewHarness) : null) ?? task.harness ?? this.config.harness;
+    // `||`, not `??`: an empty name (`--harness ""`) means no choice, like an absent one.
+    const requested = (role === 'reviewer' ? task.review_harness || this.config.reviewHarness : null) || task.harness || this.config.harness;
     if (requested) {
       const harness = this.harnesses.get(requested);
       if (!harness) {
