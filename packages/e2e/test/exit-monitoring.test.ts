@@ -113,7 +113,7 @@ describe('exit monitoring', () => {
     const task = await box.task(id);
     await killWithoutReport(box, `demo/${task.meta.branch}`, 'worker');
     const again = execa(process.execPath, [(await import('./sandbox.js')).CLI, 'monitor'], { env: box.env, extendEnv: false, cwd: box.repo, reject: false });
-    await box.waitFor('the restarted monitor to handle the death', async () => (await box!.task(id)).meta.crash_count === 1, 10_000);
+    await box.waitFor('the restarted monitor to handle the death', async () => (await box!.task(id)).meta.crash_count === 1, 20_000);
     again.kill('SIGINT');
     expect((await again).exitCode).toBe(0);
   });

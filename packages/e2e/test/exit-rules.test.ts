@@ -1,4 +1,4 @@
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
@@ -12,28 +12,9 @@ const LEAVING_AGENT = join(dirname(fileURLToPath(import.meta.url)), 'leaving-age
 
 let box: Sandbox | undefined;
 afterEach(async () => {
-  if (box) await stopAgents(box);
   await box?.cleanup();
   box = undefined;
 });
-
-/**
- * Ends every task before the sandbox goes. Killing the tmux server alone is not an ending: the
- * wrappers report those deaths, the exit rules act on them (a reviewer that left a verdict
- * advances the task and `notify_worker` spawns a worker on a fresh tmux server), and a report
- * still running after the sandbox is removed recreates its home. Cancelled tasks ignore exits.
- */
-async function stopAgents(b: Sandbox): Promise<void> {
-  const ids = await readdir(join(b.paths.home, 'tasks', 'demo')).catch(() => [] as string[]);
-  for (const id of ids) await b.orange(['task', 'cancel', id, '--yes']);
-  await b.tmux('kill-server');
-  if (ids.length === 0) return;
-  // The wrappers and the reports they start both carry `--task <id>`.
-  const pattern = `--task (${ids.join('|')})( |$)`;
-  await b
-    .waitFor('agent wrappers and exit reports to finish', async () => (await execa('pgrep', ['-f', '--', pattern], { reject: false })).exitCode === 1, 10_000)
-    .catch(() => undefined);
-}
 
 const events = async (b: Sandbox, id: string, type: string) => (await b.history(id)).filter((e) => e.type === type);
 const statuses = async (b: Sandbox, id: string) => (await events(b, id, 'status.changed')).map((e) => e.to as string);

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -161,10 +161,22 @@ export class Sandbox {
     return result.code === 0 ? result.stdout.split('\n').filter(Boolean) : [];
   }
 
+  /**
+   * Ends every task before the sandbox goes. Killing the tmux server alone is not an ending: the
+   * wrappers report those deaths, the exit rules act on them (a reviewer that left a verdict
+   * advances the task and `notify_worker` spawns a worker on a fresh tmux server), and a report
+   * still running after the sandbox is removed recreates its home. Cancelled tasks ignore exits.
+   */
   async cleanup(): Promise<void> {
+    const ids = await readdir(join(this.paths.home, 'tasks', 'demo')).catch(() => [] as string[]);
+    for (const id of ids) await this.orange(['task', 'cancel', id, '--yes']);
     await this.tmux('kill-server');
-    // Detached exit reports may still be finishing; give them a moment before removing their home.
-    await new Promise((r) => setTimeout(r, 200));
+    if (ids.length > 0) {
+      // The wrappers and the reports they start both carry `--task <id>`; pgrep exits 1 for none.
+      const pattern = `--task (${ids.join('|')})( |$)`;
+      const running = async () => (await execa('pgrep', ['-f', '--', pattern], { reject: false })).exitCode === 0;
+      await this.waitFor('agent wrappers and exit reports to finish', async () => !(await running()), 10_000).catch(() => undefined);
+    }
     await rm(this.dir, { recursive: true, force: true });
   }
 }
