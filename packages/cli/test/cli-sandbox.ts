@@ -271,3 +271,22 @@ export class CliSandbox {
     await rm(this.dir, { recursive: true, force: true, maxRetries: 3 });
   }
 }
+
+/**
+ * A config with no plugins at all (`defaults: false` drops every built-in, github included) and
+ * a workflow with no actions, which still validates: for refusals that name a missing slot.
+ */
+export const BARE_CONFIG = [
+  'export default {',
+  '  defaults: false,',
+  '  workflow: {',
+  "    name: 'bare', initial: 'pending', start: 'reviewing',",
+  '    states: { pending: {}, reviewing: {}, done: { terminal: true }, cancelled: { terminal: true } },',
+  "    transitions: [{ from: 'pending', to: 'reviewing' }, { from: 'reviewing', to: 'done' }, { from: 'pending', to: 'cancelled' }],",
+  "    exit: { pending: { otherwise: 'mark' }, reviewing: { otherwise: 'mark' } },",
+  '    create: { pending: {}, reviewing: {} },',
+  '    prompts: {},',
+  '  },',
+  '};',
+  '',
+].join('\n');

@@ -2,7 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { TaskMeta } from '@orange/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CliSandbox } from './cli-sandbox.js';
+import { BARE_CONFIG, CliSandbox } from './cli-sandbox.js';
 
 let box: CliSandbox;
 beforeAll(async () => {
@@ -143,20 +143,7 @@ describe('a config without an scm plugin', () => {
   beforeAll(async () => {
     // defaults: false drops every built-in plugin; a workflow with no actions still validates.
     bare = await CliSandbox.create({
-      config: [
-        'export default {',
-        '  defaults: false,',
-        '  workflow: {',
-        "    name: 'bare', initial: 'pending', start: 'reviewing',",
-        '    states: { pending: {}, reviewing: {}, done: { terminal: true }, cancelled: { terminal: true } },',
-        "    transitions: [{ from: 'pending', to: 'reviewing' }, { from: 'reviewing', to: 'done' }, { from: 'pending', to: 'cancelled' }],",
-        "    exit: { pending: { otherwise: 'mark' }, reviewing: { otherwise: 'mark' } },",
-        '    create: { pending: {}, reviewing: {} },',
-        '    prompts: {},',
-        '  },',
-        '};',
-        '',
-      ].join('\n'),
+      config: BARE_CONFIG,
     });
   });
   afterAll(() => bare?.cleanup());

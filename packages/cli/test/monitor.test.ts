@@ -3,7 +3,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { HistoryEvent, TaskMeta } from '@orange/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CliSandbox } from './cli-sandbox.js';
+import { BARE_CONFIG, CliSandbox } from './cli-sandbox.js';
 
 interface MonitorReport {
   tasks: number;
@@ -278,20 +278,7 @@ describe('commands that need what the config or the directory does not give', ()
   it('task create-pr without an scm plugin fails naming the missing slot', async () => {
     // defaults: false drops every built-in plugin, github included.
     const bare = await CliSandbox.create({
-      config: [
-        'export default {',
-        '  defaults: false,',
-        '  workflow: {',
-        "    name: 'bare', initial: 'pending', start: 'reviewing',",
-        '    states: { pending: {}, reviewing: {}, done: { terminal: true }, cancelled: { terminal: true } },',
-        "    transitions: [{ from: 'pending', to: 'reviewing' }, { from: 'reviewing', to: 'done' }, { from: 'pending', to: 'cancelled' }],",
-        "    exit: { pending: { otherwise: 'mark' }, reviewing: { otherwise: 'mark' } },",
-        '    create: { pending: {}, reviewing: {} },',
-        '    prompts: {},',
-        '  },',
-        '};',
-        '',
-      ].join('\n'),
+      config: BARE_CONFIG,
     });
     try {
       const task = await bare.createTask(['feature/bare-pr', 'no scm to open it with', '--status', 'reviewing']);

@@ -9,7 +9,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { recordingPlugin } from '../test/fixtures.js';
+import { errorOf, recordingPlugin } from '../test/fixtures.js';
 import { configSearchStart, ConfigSchema, defineConfig, loadConfig, parseConfig } from './config.js';
 import { OrangeError } from './errors.js';
 import { Orange } from './orange.js';
@@ -32,16 +32,6 @@ async function write(name: string, text: string): Promise<string> {
   await mkdir(resolve(file, '..'), { recursive: true });
   await writeFile(file, text);
   return file;
-}
-
-/** The rejection of `promise`, which must be an OrangeError. */
-async function errorOf(promise: Promise<unknown>): Promise<OrangeError> {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(OrangeError);
-  return error as OrangeError;
 }
 
 describe('defineConfig', () => {

@@ -8,7 +8,7 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { editSection, recordingPlugin, sandbox, type Sandbox } from '../test/fixtures.js';
+import { editSection, errorOf, recordingPlugin, sandbox, type Sandbox } from '../test/fixtures.js';
 import { OrangeError } from './errors.js';
 import { Orange } from './orange.js';
 import type { Harness, OrangePlugin } from './plugin.js';
@@ -58,16 +58,6 @@ function meta(fields: Partial<TaskMeta> = {}): TaskMeta {
 
 async function chosen(orange: Orange, fields: Partial<TaskMeta>, role: AgentRole): Promise<string> {
   return (await orange.resolveHarness(meta(fields), role)).name;
-}
-
-/** The rejection of `promise`, which must be an OrangeError. */
-async function errorOf(promise: Promise<unknown>): Promise<OrangeError> {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(OrangeError);
-  return error as OrangeError;
 }
 
 describe('a worker’s harness', () => {

@@ -1,7 +1,9 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { expect } from 'vitest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  OrangeError,
   newTaskId,
   newTaskMeta,
   Orange,
@@ -104,4 +106,14 @@ export async function filesOf(box: Sandbox, ref: TaskRef): Promise<{ task: strin
     task: await readFile(box.orange.paths.taskFile(ref.project, ref.id), 'utf8'),
     history: await readFile(box.orange.paths.historyFile(ref.project, ref.id), 'utf8'),
   };
+}
+
+/** The rejection of `promise`, which must be an OrangeError. */
+export async function errorOf(promise: Promise<unknown>): Promise<OrangeError> {
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(OrangeError);
+  return error as OrangeError;
 }
