@@ -14,9 +14,17 @@ const events = async (b: Sandbox, id: string, type: string) => (await b.history(
 async function killWithoutReport(b: Sandbox, session: string, window: string): Promise<void> {
   const pids = await b.tmux('list-panes', '-t', `=${session}:${window}`, '-F', '#{pane_pid}');
   for (const pid of pids.stdout.split('\n').filter(Boolean)) {
-    // The pane's process is the exit-reporting wrapper; SIGKILL leaves it no chance to report.
-    await execa('pkill', ['-KILL', '-P', pid], { reject: false });
+    // The pane's process is the exit-reporting wrapper. It dies first, by SIGKILL, so it has no
+    // chance to see its agent end and report it; the agent (found before) goes right after.
+    const children = (await execa('pgrep', ['-P', pid], { reject: false })).stdout.split('\n').filter(Boolean);
     process.kill(Number(pid), 'SIGKILL');
+    for (const child of children) {
+      try {
+        process.kill(Number(child), 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }
   }
   await b.waitFor('the window to close', async () => !(await b.windows()).includes(`${session}:${window}`), 10_000);
 }
@@ -104,7 +112,7 @@ describe('exit monitoring', () => {
 
   it('picks up where it was after a monitor restart', async () => {
     box = await Sandbox.create({ pollIntervalMs: 300 });
-    const monitor = execa(process.execPath, [(await import('./sandbox.js')).CLI, 'monitor'], { env: box.env, extendEnv: false, cwd: box.repo, reject: false });
+    const monitor = execa(process.execPath, [(await import('./sandbox.js')).CLI, 'monitor'], { env: box.env, extendEnv: false, cwd: box.repo, reject: false, forceKillAfterDelay: 30_000 });
     const id = await box.createTask(['restart me'], 'agent.pace: 60000\n');
     await box.waitFor('the worker to start', async () => (await box!.task(id)).meta.worker_spawn !== null, 15_000);
     monitor.kill('SIGTERM');
@@ -112,9 +120,16 @@ describe('exit monitoring', () => {
     expect(stopped.exitCode).toBe(0);
     const task = await box.task(id);
     await killWithoutReport(box, `demo/${task.meta.branch}`, 'worker');
-    const again = execa(process.execPath, [(await import('./sandbox.js')).CLI, 'monitor'], { env: box.env, extendEnv: false, cwd: box.repo, reject: false });
+    // A pass in progress finishes before the monitor stops; on a loaded machine that can outlast
+    // execa's default 5 s before it force-kills, so give it longer.
+    const again = execa(process.execPath, [(await import('./sandbox.js')).CLI, 'monitor'], { env: box.env, extendEnv: false, cwd: box.repo, reject: false, forceKillAfterDelay: 30_000 });
+    // Ready (signal handlers set) once it says what it monitors; only then may SIGINT stop it cleanly.
+    let said = '';
+    again.stdout?.on('data', (chunk: Buffer) => (said += chunk.toString()));
+    await box.waitFor('the restarted monitor to start', async () => said.includes('monitoring'), 15_000);
     await box.waitFor('the restarted monitor to handle the death', async () => (await box!.task(id)).meta.crash_count === 1, 20_000);
     again.kill('SIGINT');
-    expect((await again).exitCode).toBe(0);
+    const stoppedAgain = await again;
+    expect(stoppedAgain.exitCode, `signal ${stoppedAgain.signal}; stderr: ${stoppedAgain.stderr}`).toBe(0);
   });
 });
