@@ -57,6 +57,18 @@ describe('spawn_agent', () => {
     expect(history).toContainEqual(expect.objectContaining({ type: 'agent.spawned', role: 'worker', session, window: 'worker', harness: 'script', spawn: after.meta.worker_spawn }));
   });
 
+  it('fires the agentSpawned hook once the spawn id is recorded, with the role and that id', async () => {
+    const seen: Array<{ task: string; role: string; spawnId: string; recorded: string | null }> = [];
+    box.orange.hooks.agentSpawned.tapPromise('test-spawned', async (event) => {
+      seen.push({ task: event.task.meta.id, role: event.role, spawnId: event.spawnId, recorded: event.task.meta.worker_spawn });
+    });
+    const task = await box.newTask({ branch: 'feat/spawned-hook' });
+    const after = await box.read(task);
+    expect(seen.filter((e) => e.task === task.meta.id)).toEqual([
+      { task: task.meta.id, role: 'worker', spawnId: after.meta.worker_spawn, recorded: after.meta.worker_spawn },
+    ]);
+  });
+
   it('writes an executable orange shim that runs the CLI entry with this node', async () => {
     const shim = join(box.home, 'run', 'bin', 'orange');
     expect((await stat(shim)).mode & 0o777).toBe(0o755);
