@@ -7,7 +7,7 @@ import { execa } from 'execa';
 import { OrangePaths, parseTaskFile, readHistory, setSection, type HistoryEvent, type Task, type TaskMeta } from '@orange/core';
 import { expect } from 'vitest';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+export const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 /** The built CLI: these tests run what users run. */
 export const CLI = join(root, 'packages/cli/bin/run.js');
 const AGENT = join(root, 'packages/cli/agents/scripted-agent.mjs');

@@ -1,8 +1,9 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LogRecord } from '@orange/core';
+import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CliSandbox, STACK_LINE } from './cli-sandbox.js';
+import { CliSandbox, STACK_LINE, root } from './cli-sandbox.js';
 
 let box: CliSandbox;
 beforeAll(async () => {
@@ -145,6 +146,12 @@ describe('errors and usage', () => {
     expect(human).toMatchObject({ code: 2, stdout: '', stderr: `orange: ${message}` });
     const json = await box.jsonError(args);
     expect(json).toEqual({ error: message, code: 'E_USAGE', exit: 2 });
+  });
+
+  it('runs as npx orange at the repository root, as the README promises', async () => {
+    const result = await execa('npx', ['--no-install', 'orange', '--version'], { cwd: root, reject: false });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toMatch(/^@orange\/cli\/\d+\.\d+\.\d+ /);
   });
 
   it('exits 2 for an unknown command', async () => {
