@@ -55,10 +55,14 @@ export async function sandbox(
   const home = await mkdtemp(join(tmpdir(), 'orange-example-'));
   const workspace = join(home, 'workspace');
   const calls: string[] = [];
+  // A config the test expects to be refused must not leave its temp home behind.
   const orange = await Orange.create(
     { ...config, plugins: [stubActions(calls, workspace, options.failing), ...(config.plugins ?? [])] },
     { paths: new OrangePaths(home) },
-  );
+  ).catch(async (error: unknown) => {
+    await rm(home, { recursive: true, force: true });
+    throw error;
+  });
   await orange.projects.add({ name: 'demo', path: join(home, 'repo'), default_branch: 'main' });
   return {
     home,
