@@ -19,7 +19,7 @@ import { median, pct, root, withTempDir } from './lib.mjs';
 
 const CORE = join(root, 'packages/core/dist/index.js');
 const CORE_URL = pathToFileURL(CORE).href;
-const { Orange, OrangePaths, newTaskId, newTaskMeta, parseTaskFile, serializeTask } = await import(CORE_URL);
+const { Orange, OrangePaths, newTaskId, newTaskMeta, noopActions, parseTaskFile, serializeTask } = await import(CORE_URL);
 
 const TRANSITIONS = 300;
 const TRANSITION_WARMUPS = 20;
@@ -27,16 +27,6 @@ const LIST_TASKS = 10_000;
 const LIST_RUNS = 3;
 const CONFIG_RUNS = 7;
 const BATCH = 250;
-
-/** Every action the built-in workflows name, as a no-op (increment_review_round comes from core). */
-const noopActions = {
-  name: 'bench-noop',
-  apply(orange) {
-    for (const action of ['acquire_workspace', 'release_workspace', 'spawn_agent', 'spawn_reviewer', 'kill_session', 'kill_reviewer', 'notify_worker', 'spawn_next', 'delete_remote_branch']) {
-      orange.hooks.actions.for(action).tapPromise('bench-noop', async () => {});
-    }
-  },
-};
 
 const PLAN = 'APPROACH: add a retry with exponential backoff around the fetch in sync.ts, capped at 5 attempts.\nTOUCHING: src/sync.ts, src/sync.test.ts\nRISKS: a slow remote now blocks the sync loop for up to 31 s.';
 
@@ -54,7 +44,7 @@ const ms = (x) => `${x.toFixed(x < 10 ? 2 : 1)} ms`;
 const mb = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
 async function transitions(dir) {
-  const orange = await Orange.create({ plugins: [noopActions], defaults: false }, { paths: new OrangePaths(join(dir, 'home-transition')) });
+  const orange = await Orange.create({ plugins: [noopActions()], defaults: false }, { paths: new OrangePaths(join(dir, 'home-transition')) });
   await orange.projects.add({ name: 'bench', path: join(dir, 'repo'), default_branch: 'main' });
   const body = `## Context\n\nRetry failed syncs.\n\n## Plan\n\n${PLAN}\n`;
   const refs = [];
@@ -174,7 +164,7 @@ async function seedList(home, count) {
   }
   // Check the seeded files are what the store writes and reads: a byte-exact round trip, and a
   // ledger that agrees (Engine.readVerified throws E_TAMPERED otherwise).
-  const orange = await Orange.create({ plugins: [noopActions], defaults: false }, { paths });
+  const orange = await Orange.create({ plugins: [noopActions()], defaults: false }, { paths });
   for (const id of samples) {
     const file = paths.taskFile('bench', id);
     const text = await readFile(file, 'utf8');

@@ -1,5 +1,8 @@
 import type { OrangePlugin } from './plugin.js';
 
+/** The actions `coreActions` provides. */
+export const CORE_ACTIONS: readonly string[] = ['increment_review_round'];
+
 /** Actions that touch nothing but the task itself ship with the core, as a plugin like any other. */
 export function coreActions(): OrangePlugin {
   return {

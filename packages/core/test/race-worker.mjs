@@ -12,22 +12,7 @@ import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const core = await import(new URL('../dist/index.js', import.meta.url).href);
-const { Orange, OrangePaths, defaultWorkflow, isOrangeError, serializeTask, writeFileAtomic } = core;
-
-/** Taps every action the default workflow names that the core does not provide, doing nothing. */
-const noopActions = {
-  name: 'noop-actions',
-  apply(orange) {
-    const named = [
-      ...defaultWorkflow.transitions.flatMap((t) => t.hooks ?? []),
-      ...Object.values(defaultWorkflow.create).flatMap((c) => c.hooks ?? []),
-    ];
-    const provided = orange.providedActions();
-    for (const action of new Set(named)) {
-      if (!provided.has(action)) orange.hooks.actions.for(action).tapPromise('noop-actions', async () => undefined);
-    }
-  },
-};
+const { Orange, OrangePaths, isOrangeError, noopActions, serializeTask, writeFileAtomic } = core;
 
 /** The body of write-loop version `n`: the parent rebuilds it to prove a read saw one whole version. */
 function versionBody(n, bytes) {
@@ -48,7 +33,7 @@ async function waitForGo() {
 }
 
 const [mode, home, ...args] = process.argv.slice(2);
-const orange = await Orange.create({ plugins: [noopActions] }, { paths: new OrangePaths(home) });
+const orange = await Orange.create({ plugins: [noopActions()] }, { paths: new OrangePaths(home) });
 
 try {
   if (mode === 'transition') {

@@ -1,7 +1,7 @@
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Orange, OrangePaths, newTaskMeta, type OrangePlugin, type Project, type Task } from '@orange/core';
+import { Orange, OrangePaths, newTaskMeta, noopActions, type Project, type Task } from '@orange/core';
 import { execa } from 'execa';
 import { github } from '../src/index.js';
 
@@ -12,16 +12,6 @@ Object.assign(process.env, {
   GIT_COMMITTER_NAME: 'Orange Test',
   GIT_COMMITTER_EMAIL: 'test@orange.invalid',
 });
-
-/** Every action the default workflow names except the one under test, as no-ops. */
-const noopActions: OrangePlugin = {
-  name: 'noop-actions',
-  apply(orange) {
-    for (const action of ['acquire_workspace', 'release_workspace', 'spawn_agent', 'spawn_reviewer', 'kill_session', 'kill_reviewer', 'notify_worker', 'spawn_next']) {
-      orange.hooks.actions.for(action).tapPromise('noop', async () => {});
-    }
-  },
-};
 
 /** What the stand-in gh answers, keyed by its first two arguments ("pr view", "auth status"). */
 export type GhResponses = Record<string, { stdout?: string; stderr?: string; code?: number }>;
@@ -78,7 +68,7 @@ process.exit(r.code || 0);
 
   const home = join(root, 'home');
   const orange = await Orange.create(
-    { defaults: false, plugins: [noopActions, github({ ghBin: options.ghBin ?? ghBin })] },
+    { defaults: false, plugins: [noopActions({ except: ['delete_remote_branch'] }), github({ ghBin: options.ghBin ?? ghBin })] },
     { paths: new OrangePaths(home) },
   );
   const project = await orange.projects.add({ name: 'demo', path: repo, default_branch: 'main' });

@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Orange, OrangePaths, newTaskMeta, type Harness, type HarnessRequest, type OrangePlugin } from '@orange/core';
+import { Orange, OrangePaths, newTaskMeta, noopActions, type Harness, type HarnessRequest } from '@orange/core';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { codex } from './index.js';
@@ -17,19 +17,9 @@ async function tempDir(): Promise<string> {
   return dir;
 }
 
-// The default workflow must validate; these tests only look at the harness.
-const noopActions: OrangePlugin = {
-  name: 'noop-actions',
-  apply(orange) {
-    for (const action of ['acquire_workspace', 'release_workspace', 'spawn_agent', 'spawn_reviewer', 'kill_session', 'kill_reviewer', 'notify_worker', 'spawn_next', 'delete_remote_branch']) {
-      orange.hooks.actions.for(action).tapPromise('noop', async () => {});
-    }
-  },
-};
-
 async function harness(plugin = codex()): Promise<{ h: Harness; home: string }> {
   const home = await tempDir();
-  const orange = await Orange.create({ defaults: false, plugins: [noopActions, plugin] }, { paths: new OrangePaths(home) });
+  const orange = await Orange.create({ defaults: false, plugins: [noopActions(), plugin] }, { paths: new OrangePaths(home) });
   return { h: orange.harnesses.get('codex')!, home };
 }
 

@@ -2,7 +2,7 @@ import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Orange, OrangePaths, newTaskMeta, type Harness, type HarnessRequest, type OrangePlugin } from '@orange/core';
+import { Orange, OrangePaths, newTaskMeta, noopActions, type Harness, type HarnessRequest } from '@orange/core';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { command } from './index.js';
@@ -20,19 +20,9 @@ async function tempDir(): Promise<string> {
 
 async function harnessesOf(...plugins: ReturnType<typeof command>[]): Promise<Map<string, Harness>> {
   const home = await tempDir();
-  const orange = await Orange.create({ defaults: false, plugins: [noopActions, ...plugins] }, { paths: new OrangePaths(home) });
+  const orange = await Orange.create({ defaults: false, plugins: [noopActions(), ...plugins] }, { paths: new OrangePaths(home) });
   return orange.harnesses;
 }
-
-// The default workflow must validate; these tests only look at harnesses.
-const noopActions: OrangePlugin = {
-  name: 'noop-actions',
-  apply(orange) {
-    for (const action of ['acquire_workspace', 'release_workspace', 'spawn_agent', 'spawn_reviewer', 'kill_session', 'kill_reviewer', 'notify_worker', 'spawn_next', 'delete_remote_branch']) {
-      orange.hooks.actions.for(action).tapPromise('noop', async () => {});
-    }
-  },
-};
 
 function request(overrides: Partial<HarnessRequest> = {}): HarnessRequest {
   const task = newTaskMeta({ id: 'a'.repeat(21), project: 'demo', branch: 'feat/x', status: 'working', review_round: 1 });
