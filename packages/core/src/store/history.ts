@@ -1,4 +1,4 @@
-import { appendFile, open, readFile } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
 
 /** One line of `history.jsonl`. `type` names the event; other fields depend on it. */
 export interface HistoryEvent {
@@ -10,30 +10,18 @@ export interface HistoryEvent {
 /** Appends one event. Callers hold the task lock, so lines never interleave. */
 export async function appendHistory(file: string, event: Omit<HistoryEvent, 'timestamp'> & { timestamp?: string }): Promise<HistoryEvent> {
   const full = { ...event, timestamp: event.timestamp ?? new Date().toISOString() } as HistoryEvent;
-  // After a writer was killed mid-append, the torn line must stay alone on its line: an event
-  // appended onto it would be skipped with it, and the ledger would lose a status change.
-  const separator = (await endsTorn(file)) ? '\n' : '';
-  await appendFile(file, `${separator}${JSON.stringify(full)}\n`, 'utf8');
-  return full;
-}
-
-async function endsTorn(file: string): Promise<boolean> {
-  let handle;
+  const handle = await open(file, 'a+');
   try {
-    handle = await open(file, 'r');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw error;
-  }
-  try {
+    // After a writer was killed mid-append, the torn line must stay alone on its line: an event
+    // appended onto it would be skipped with it, and the ledger would lose a status change.
     const { size } = await handle.stat();
-    if (size === 0) return false;
     const last = Buffer.alloc(1);
-    await handle.read(last, 0, 1, size - 1);
-    return last[0] !== 0x0a;
+    const torn = size > 0 && (await handle.read(last, 0, 1, size - 1)).bytesRead === 1 && last[0] !== 0x0a;
+    await handle.appendFile(`${torn ? '\n' : ''}${JSON.stringify(full)}\n`, 'utf8');
   } finally {
     await handle.close();
   }
+  return full;
 }
 
 /** Reads every event; a torn last line (writer killed mid-append) is skipped, not fatal. */
