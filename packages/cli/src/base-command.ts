@@ -4,10 +4,7 @@ import { Command } from '@oclif/core/command';
 import * as Errors from '@oclif/core/errors';
 import * as Flags from '@oclif/core/flags';
 import { isOrangeError, type Orange } from '@orange/core';
-
-/** Exit codes: 0 ok, 1 refused or failed, 2 bad usage. */
-export const EXIT_REFUSED = 1;
-export const EXIT_USAGE = 2;
+import { EXIT_REFUSED, EXIT_USAGE, writeError } from './error-output.js';
 
 /**
  * What every orange command shares: `--json`, the lazily built Orange instance (config loaded
@@ -54,8 +51,7 @@ export abstract class OrangeCommand extends Command {
     if (error instanceof Errors.ExitError) throw error;
     const { message, code, exit } = describe(error);
     if (process.env.ORANGE_DEBUG === '1' && error.stack) process.stderr.write(`${error.stack}\n`);
-    if (this.json) process.stdout.write(`${JSON.stringify({ error: message, code })}\n`);
-    else process.stderr.write(`orange: ${message}\n`);
+    writeError(message, code, this.json);
     process.exitCode = exit;
   }
 }

@@ -1,4 +1,5 @@
 import type { Hook } from '@oclif/core';
+import { EXIT_USAGE, writeError } from '../error-output.js';
 
 /**
  * An unknown command is bad usage like any other: one line (a JSON error object with --json,
@@ -7,12 +8,8 @@ import type { Hook } from '@oclif/core';
 const commandNotFound: Hook<'command_not_found'> = async function (options) {
   const name = options.id.replaceAll(':', ' ');
   const message = `unknown command "${name}"; run: orange --help`;
-  if ((options.argv ?? []).includes('--json') || process.argv.includes('--json')) {
-    process.stdout.write(`${JSON.stringify({ error: message, code: 'E_USAGE' })}\n`);
-  } else {
-    process.stderr.write(`orange: ${message}\n`);
-  }
-  process.exit(2);
+  writeError(message, 'E_USAGE', (options.argv ?? []).includes('--json') || process.argv.includes('--json'));
+  process.exit(EXIT_USAGE);
 };
 
 export default commandNotFound;
