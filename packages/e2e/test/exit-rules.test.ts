@@ -1,7 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Sandbox } from './sandbox.js';
 
@@ -40,7 +39,7 @@ async function waitForExitsHandled(b: Sandbox, id: string, count: number, timeou
   await b.waitFor(`${count} exit decision(s) for ${id}`, async () => (await exitDecisions(b, id)).length >= count, timeoutMs);
   await b.waitFor(
     `the exit reports for ${id} to finish`,
-    async () => (await execa('pgrep', ['-f', `agent exited --project demo --task ${id}`], { reject: false })).exitCode === 1,
+    async () => !(await b.running(`agent exited --project demo --task ${id}`)),
     timeoutMs,
   );
 }

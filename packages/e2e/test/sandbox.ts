@@ -161,6 +161,14 @@ export class Sandbox {
     return result.code === 0 ? result.stdout.split('\n').filter(Boolean) : [];
   }
 
+  /** True while a process whose command line matches `pattern` (an extended regex) runs. */
+  async running(pattern: string): Promise<boolean> {
+    const result = await execa('pgrep', ['-f', '--', pattern], { reject: false });
+    // 0: found, 1: none; anything else (no pgrep at all) must not read as "none".
+    if (result.exitCode !== 0 && result.exitCode !== 1) throw new Error(`pgrep failed: ${result.stderr || result.message}`);
+    return result.exitCode === 0;
+  }
+
   /**
    * Ends every task before the sandbox goes. Killing the tmux server alone is not an ending: the
    * wrappers report those deaths, the exit rules act on them (a reviewer that left a verdict
@@ -172,10 +180,9 @@ export class Sandbox {
     for (const id of ids) await this.orange(['task', 'cancel', id, '--yes']);
     await this.tmux('kill-server');
     if (ids.length > 0) {
-      // The wrappers and the reports they start both carry `--task <id>`; pgrep exits 1 for none.
+      // The wrappers and the reports they start both carry `--task <id>`.
       const pattern = `--task (${ids.join('|')})( |$)`;
-      const running = async () => (await execa('pgrep', ['-f', '--', pattern], { reject: false })).exitCode === 0;
-      await this.waitFor('agent wrappers and exit reports to finish', async () => !(await running()), 10_000).catch(() => undefined);
+      await this.waitFor('agent wrappers and exit reports to finish', async () => !(await this.running(pattern)), 10_000).catch(() => undefined);
     }
     await rm(this.dir, { recursive: true, force: true });
   }
