@@ -145,7 +145,7 @@ export class Engine {
     const { task: afterHooks, failed } = await this.runActions(current, workflow, transition.hooks, from, to, cause, deferred);
     current = await this.writeFresh(afterHooks, {
       crash_count: 0,
-      attention: failed.length > 0 ? `hook${failed.length > 1 ? 's' : ''} failed: ${failed.join(', ')}` : null,
+      attention: failed.length > 0 ? failedHooksNote(failed) : null,
     });
     if (cause === 'auto' || cause === 'crash') {
       const reason = options.reason ?? cause;
@@ -337,7 +337,7 @@ export class Engine {
     const deferred: Deferred[] = [];
     const created = await this.orange.store.withTaskLock(projectName, id, async () => {
       const { task: after, failed } = await this.runActions(task, workflow, hooks, null, status, 'create', deferred);
-      const flagged = failed.length ? await this.writeFresh(after, { attention: `hook${failed.length > 1 ? 's' : ''} failed: ${failed.join(', ')}` }) : after;
+      const flagged = failed.length ? await this.writeFresh(after, { attention: failedHooksNote(failed) }) : after;
       return { task: flagged, failed };
     });
     await this.runDeferred(deferred);
@@ -400,7 +400,7 @@ export class Engine {
           if (decision.respawn) {
             const action = role === 'worker' ? 'spawn_agent' : 'spawn_reviewer';
             const { task: after, failed } = await this.runActions(task, workflow, [action], task.meta.status, task.meta.status, 'respawn', deferred);
-            task = failed.length ? await this.writeFresh(after, { attention: `hook failed: ${action}` }) : after;
+            task = failed.length ? await this.writeFresh(after, { attention: failedHooksNote(failed) }) : after;
           }
           return { task, decision };
         }
@@ -448,7 +448,7 @@ export class Engine {
       const actions = [...(current.meta.workspace ? [] : ['acquire_workspace']), role === 'worker' ? 'spawn_agent' : 'spawn_reviewer'];
       const { task: after, failed } = await this.runActions(current, workflow, actions, status, status, 'respawn', deferred);
       if (failed.length) {
-        await this.writeFresh(after, { attention: `hook failed: ${failed.join(', ')}` });
+        await this.writeFresh(after, { attention: failedHooksNote(failed) });
         throw new OrangeError('E_RUNTIME', `respawn of task ${ref.id} failed: ${failed.join(', ')} (see orange log)`);
       }
       return this.writeFresh(after, { attention: null });
@@ -533,4 +533,9 @@ export class Engine {
       this.orange.log.error('lifecycle hook failed', { hook, error: error instanceof Error ? error.message : String(error) });
     }
   }
+}
+
+/** The `attention` note for actions that failed after a write: `hook failed: a` / `hooks failed: a, b`. */
+function failedHooksNote(failed: readonly string[]): string {
+  return `hook${failed.length > 1 ? 's' : ''} failed: ${failed.join(', ')}`;
 }
