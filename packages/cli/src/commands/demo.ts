@@ -28,11 +28,13 @@ export default class Demo extends OrangeCommand {
           if (!this.json) this.log(line);
         },
       });
-      if (!result.ok && !this.json) throw new OrangeError('E_RUNTIME', 'the demo did not finish every task (see above)');
-      // With --json a failed run is still one object: the error fields beside the full result.
-      const failure = result.ok ? {} : { error: 'the demo did not finish every task', code: 'E_RUNTIME' };
-      if (this.json) this.log(JSON.stringify({ ...failure, ...result }, null, 2));
-      if (!result.ok) process.exitCode = 1;
+      if (this.json) {
+        // A failed run is still one object: the error fields beside the full result.
+        this.log(JSON.stringify(result.ok ? result : { error: 'the demo did not finish every task', code: 'E_RUNTIME', ...result }, null, 2));
+        if (!result.ok) process.exitCode = 1;
+      } else if (!result.ok) {
+        throw new OrangeError('E_RUNTIME', 'the demo did not finish every task (see above)');
+      }
     } catch (error) {
       if (error instanceof DemoError) throw new OrangeError('E_RUNTIME', error.message);
       throw error;
