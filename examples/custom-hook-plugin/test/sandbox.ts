@@ -1,20 +1,10 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Orange, OrangePaths, setSection, type OrangeConfigInput, type OrangePlugin, type TaskRef } from '@orange/core';
+import { Orange, OrangePaths, pluginActions, setSection, type OrangeConfigInput, type OrangePlugin, type TaskRef } from '@orange/core';
 
 /** The actions the built-in workflows name (besides the core's increment_review_round). */
-const ACTIONS = [
-  'acquire_workspace',
-  'release_workspace',
-  'spawn_agent',
-  'spawn_reviewer',
-  'kill_session',
-  'kill_reviewer',
-  'notify_worker',
-  'spawn_next',
-  'delete_remote_branch',
-] as const;
+const ACTIONS = pluginActions();
 
 /**
  * Stand-ins for the tmux and worktree-pool plugins: each action records its call, acquire gives

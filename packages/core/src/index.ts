@@ -59,7 +59,7 @@ export {
   type Slots,
 } from './plugin.js';
 export { Orange, type OrangeOptions } from './orange.js';
-export { noopActions, workflowActions, type NoopActionsOptions } from './noop-actions.js';
+export { noopActions, pluginActions, workflowActions, type NoopActionsOptions } from './noop-actions.js';
 export { defineConfig, loadConfig, configSearchStart, parseConfig, ConfigSchema, CONFIG_SEARCH_PLACES, type OrangeConfig, type OrangeConfigInput, type LoadedConfig } from './config.js';
 export { Logger, LOG_LEVELS, LOG_ROTATE_BYTES, type LogLevel, type LogRecord } from './log.js';
 export { OrangePaths } from './store/paths.js';

@@ -10,6 +10,12 @@ export function workflowActions(workflow: WorkflowInput): string[] {
   return [...new Set(named)];
 }
 
+/** Every action the built-in workflows name that the core does not provide: a plugin's to provide. */
+export function pluginActions(): string[] {
+  const core = new Set(CORE_ACTIONS);
+  return [...new Set([defaultWorkflow, classicWorkflow].flatMap(workflowActions))].filter((a) => !core.has(a));
+}
+
 export interface NoopActionsOptions {
   /** Actions left to another plugin (the one under test). */
   readonly except?: readonly string[];
@@ -24,8 +30,8 @@ export interface NoopActionsOptions {
  */
 export function noopActions(options: NoopActionsOptions = {}): OrangePlugin {
   const name = options.name ?? 'noop-actions';
-  const skip = new Set([...CORE_ACTIONS, ...(options.except ?? [])]);
-  const actions = [...new Set([defaultWorkflow, classicWorkflow].flatMap(workflowActions))].filter((a) => !skip.has(a));
+  const except = new Set(options.except ?? []);
+  const actions = pluginActions().filter((a) => !except.has(a));
   return {
     name,
     apply(orange) {

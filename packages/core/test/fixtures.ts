@@ -8,24 +8,15 @@ import {
   newTaskMeta,
   Orange,
   OrangePaths,
+  pluginActions,
   setSection,
   type OrangePlugin,
   type TaskMeta,
   type TaskRef,
 } from '../src/index.js';
 
-/** Every action the built-in workflows name, as a no-op that records its calls. */
-export const NOOP_ACTIONS = [
-  'acquire_workspace',
-  'release_workspace',
-  'spawn_agent',
-  'spawn_reviewer',
-  'kill_session',
-  'kill_reviewer',
-  'notify_worker',
-  'spawn_next',
-  'delete_remote_branch',
-] as const;
+/** Every action the built-in workflows name beyond the core's, each recorded as it runs. */
+export const NOOP_ACTIONS = pluginActions();
 
 export interface RecordingOptions {
   /**
