@@ -27,6 +27,7 @@ export type ErrorCode =
   | 'E_LOCKED'
   | 'E_NOT_ALLOWED'
   | 'E_CONFIRM'
+  | 'E_UNREADABLE'
   | 'E_USAGE';
 
 /** An expected failure: a refusal or bad input, reported as one sentence. */

@@ -1,26 +1,73 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
+
+/** The temp file's name beside `path`: `.<name>.<pid>.<random>.tmp` (the pid tells whether its writer lives). */
+function tempPath(path: string): string {
+  return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+}
+
+/** A temp file written and fsynced beside its target, with its identity (inode, size, mtime). */
+export interface TempFile {
+  readonly path: string;
+  readonly stat: { readonly ino: number; readonly size: number; readonly mtimeMs: number };
+}
+
+/**
+ * Writes `content` to a new temp file beside `path` (not yet renamed over it). `sync: false` skips
+ * the fsync: a killed process still leaves the old or the new file, only a power cut could not.
+ */
+export async function writeTemp(path: string, content: string, options: { sync?: boolean } = {}): Promise<TempFile> {
+  await mkdir(dirname(path), { recursive: true });
+  const temp = tempPath(path);
+  const handle = await open(temp, 'w', 0o644);
+  try {
+    await handle.writeFile(content, 'utf8');
+    if (options.sync !== false) await handle.sync();
+    const { ino, size, mtimeMs } = await handle.stat();
+    return { path: temp, stat: { ino, size, mtimeMs } };
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  } finally {
+    await handle.close();
+  }
+}
 
 /**
  * Writes a file so that a reader (or a crash) sees the old content or the new, never a torn one:
  * write a temp file beside it, fsync, rename over. Rename is atomic within a directory on POSIX.
  */
 export async function writeFileAtomic(path: string, content: string): Promise<void> {
-  const dir = dirname(path);
-  await mkdir(dir, { recursive: true });
-  const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  const handle = await open(temp, 'w', 0o644);
+  const temp = await writeTemp(path, content);
   try {
-    await handle.writeFile(content, 'utf8');
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
-    await rename(temp, path);
+    await rename(temp.path, path);
   } catch (error) {
-    await rm(temp, { force: true });
+    await rm(temp.path, { force: true });
     throw error;
   }
+}
+
+const TEMP_NAME = /^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$/;
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Removes temp files in `dir` left by writers that were killed (their pid no longer runs). */
+export async function removeStaleTemps(dir: string): Promise<string[]> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  const removed: string[] = [];
+  for (const name of names) {
+    const pid = Number(TEMP_NAME.exec(name)?.[1] ?? Number.NaN);
+    if (Number.isNaN(pid) || pid === process.pid || alive(pid)) continue;
+    await rm(join(dir, name), { force: true });
+    removed.push(name);
+  }
+  return removed;
 }

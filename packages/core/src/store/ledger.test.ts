@@ -45,7 +45,7 @@ describe('a hand-edited status line', () => {
     expect(error.message).toContain('"working"');
     expect(error.message).toContain('"planning"');
     expect(error.message).toContain(`orange task repair ${ref.id}`);
-    expect(error.details).toEqual({ file: 'working', ledger: 'planning' });
+    expect(error.details).toEqual({ fields: ["status"], file: "working", ledger: "planning" });
   });
 
   it('is judged against the last recorded change, not the creation status', async () => {

@@ -56,6 +56,16 @@ export class OrangePaths {
     return join(this.home, 'tasks', project, id, 'TASK.md');
   }
 
+  /** The engine's fields of record for a task (TASK.md's front matter is rendered from it). */
+  taskStateFile(project: string, id: string): string {
+    return join(this.home, 'tasks', project, id, 'state.json');
+  }
+
+  /** The per-project listing index (a cache checked against the task files on every read). */
+  taskIndexFile(project: string): string {
+    return join(this.home, 'tasks', project, '.index.json');
+  }
+
   historyFile(project: string, id: string): string {
     return join(this.home, 'tasks', project, id, 'history.jsonl');
   }

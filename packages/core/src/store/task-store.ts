@@ -1,13 +1,20 @@
-import { readdir, readFile, rm } from 'node:fs/promises';
-import { mkdir } from 'node:fs/promises';
+import { lstatSync, readdirSync, type Dirent } from 'node:fs';
+import { lstat, mkdir, rename, rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { OrangeError } from '../errors.js';
-import type { Task, TaskMeta } from '../task.js';
-import { writeFileAtomic } from './atomic.js';
+import { TASK_ID_PATTERN, type Task, type TaskMeta } from '../task.js';
+import { removeStaleTemps, writeFileAtomic, writeTemp } from './atomic.js';
 import { appendHistory, ledgerStatus, readHistory, type HistoryEvent } from './history.js';
+import { mergeLines } from './line-merge.js';
 import { withLock } from './lock.js';
-import { assertProjectName, assertTaskId } from './names.js';
+import { assertProjectName, assertTaskId, projectNameProblem } from './names.js';
 import type { OrangePaths } from './paths.js';
-import { parseTaskFile, serializeTask } from './task-file.js';
+import { openRegularFile, readAll, type OpenedFile } from './regular-file.js';
+import { TaskIndex, type IndexEntry } from './task-index.js';
+import { parseFrontMatter, serializeTask, splitTaskFile, taskMetaFrom } from './task-file.js';
+import { readTaskState, writeTaskState } from './task-state-file.js';
+import { reconcile, stateAfterRender, type FieldMismatch, type TaskState } from './task-state.js';
 
 /** A TASK.md that could not be read, reported by `list` instead of failing the whole listing. */
 export interface UnreadableTask {
@@ -16,88 +23,166 @@ export interface UnreadableTask {
   readonly error: string;
 }
 
-/** Reads and writes tasks under `$ORANGE_HOME/tasks`. Writers must hold the task lock (`withTaskLock`). */
-export class TaskStore {
-  constructor(readonly paths: OrangePaths) {}
+/** A task as `list` gives it: its fields (no body), and the sealed fields TASK.md shows forged. */
+export interface ListedTask {
+  readonly meta: TaskMeta;
+  readonly tampered: readonly string[];
+}
 
-  /** Reads one task. Throws E_TASK_NOT_FOUND or E_FRONTMATTER. */
+/** A task with what its files say against each other. */
+export interface TaskInspection {
+  readonly task: Task;
+  /** Sealed fields whose TASK.md value is not the value of record (empty when none). */
+  readonly tampered: readonly FieldMismatch[];
+  /** True when the task has a state file (tasks written by older versions have only TASK.md). */
+  readonly hasState: boolean;
+}
+
+/** A change to a task, computed from its current fields and body (re-run if an editor interferes). */
+export type TaskChange = (current: Task) => Task;
+
+export interface TaskStoreOptions {
+  /** How long a reader waits for a TASK.md that an editor is rewriting to become whole again. */
+  readonly settleMs?: number;
+}
+
+/** TASK.md may not be larger than this; a bigger file (or a link to /dev/zero) is refused unread. */
+export const TASK_FILE_MAX_BYTES = 8 * 1024 * 1024;
+/** How long a write keeps trying while an editor keeps saving TASK.md under it. */
+const WRITE_PATIENCE_MS = 15_000;
+/** How long a write that put back an editor's edits watches for a save made from a copy without them. */
+const RESTORE_WATCH_MS = 250;
+
+interface Settled {
+  readonly file: OpenedFile | null;
+  /** Front matter fields as TASK.md has them, null when TASK.md is missing. */
+  readonly fields: TaskMeta | null;
+  readonly body: string;
+}
+
+/**
+ * Reads and writes tasks under `$ORANGE_HOME/tasks`. Writers hold the task lock (`withTaskLock`).
+ *
+ * Each task has two files. `state.json` holds the engine's fields of record and is written only by
+ * Orange, atomically. `TASK.md` is where agents work: its front matter is rendered from the state,
+ * its body is theirs. Agents edit TASK.md with their own tools and no lock, so a write here never
+ * trusts what it read: it renames the new file in, then looks at the file it had read; if an editor
+ * wrote into it meanwhile, that edit is taken over and the write is done again. An editor that saves
+ * an old copy of the front matter back cannot undo the engine's fields, which live in the state.
+ */
+export class TaskStore {
+  private readonly settleMs: number;
+  private readonly index: TaskIndex;
+
+  constructor(
+    readonly paths: OrangePaths,
+    options: TaskStoreOptions = {},
+  ) {
+    this.settleMs = options.settleMs ?? 1500;
+    this.index = new TaskIndex(paths);
+  }
+
+  /** Reads one task. Throws E_TASK_NOT_FOUND, E_FRONTMATTER, E_UNREADABLE, or E_TAMPERED for a file naming another task. */
   async read(project: string, id: string): Promise<Task> {
+    return (await this.inspect(project, id)).task;
+  }
+
+  /** Reads one task and says which sealed fields TASK.md shows with other values than the state's. */
+  async inspect(project: string, id: string, options: { acceptForeign?: boolean } = {}): Promise<TaskInspection> {
     assertProjectName(project);
     assertTaskId(id);
-    const file = this.paths.taskFile(project, id);
-    let text: string;
+    const state = await this.readState(project, id);
+    const settled = await this.settle(project, id, state);
     try {
-      text = await readFile(file, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-        throw new OrangeError('E_TASK_NOT_FOUND', `no task ${id} in project ${project}`);
-      }
-      throw error;
+      return this.view(project, id, state, settled, options);
+    } finally {
+      await settled.file?.handle.close();
     }
-    return parseTaskFile(text, file);
   }
 
   /** Finds a task by id in any project. */
   async find(id: string): Promise<Task> {
+    const ref = await this.locate(id);
+    return this.read(ref.project, ref.id);
+  }
+
+  /** The project a task id belongs to, without reading the task. */
+  async locate(id: string): Promise<{ project: string; id: string }> {
     assertTaskId(id);
-    for (const project of await this.projectsWithTasks()) {
-      try {
-        return await this.read(project, id);
-      } catch (error) {
-        if (!(error instanceof OrangeError && error.code === 'E_TASK_NOT_FOUND')) throw error;
-      }
+    for (const project of this.projectsWithTasks()) {
+      const exists = await lstat(this.paths.taskDir(project, id)).then(
+        (s) => s.isDirectory(),
+        () => false,
+      );
+      if (exists) return { project, id };
     }
     throw new OrangeError('E_TASK_NOT_FOUND', `no task with id ${id}`);
   }
 
-  /** Every task of one project (or of all), with the ones that could not be parsed listed apart. */
-  async list(project?: string): Promise<{ tasks: Task[]; unreadable: UnreadableTask[] }> {
-    const projects = project === undefined ? await this.projectsWithTasks() : [assertProjectName(project)];
-    const tasks: Task[] = [];
+  /**
+   * Every task of one project (or of all): fields only, served from a per-project index whose
+   * entries are checked against the files' inode, size and mtime on every call, so a hand edit
+   * or a write by another process is always seen; only changed tasks are read again.
+   */
+  async list(project?: string): Promise<{ tasks: ListedTask[]; unreadable: UnreadableTask[] }> {
+    const projects = project === undefined ? this.projectsWithTasks() : [assertProjectName(project)];
+    const tasks: ListedTask[] = [];
     const unreadable: UnreadableTask[] = [];
     for (const p of projects) {
-      const ids = await readdirOrEmpty(this.paths.projectTasksDir(p));
-      const results = await Promise.allSettled(
-        ids.filter((id) => /^[0-9A-Za-z]{21}$/.test(id)).map(async (id) => {
-          const file = this.paths.taskFile(p, id);
-          return parseTaskFile(await readFile(file, 'utf8'), file);
-        }),
-      );
-      results.forEach((r, i) => {
-        if (r.status === 'fulfilled') tasks.push(r.value);
-        else if ((r.reason as NodeJS.ErrnoException).code !== 'ENOENT') {
-          unreadable.push({ project: p, id: ids[i] as string, error: r.reason instanceof Error ? r.reason.message : String(r.reason) });
-        }
-      });
+      const entries = await this.index.entries(p, this.taskIds(p), (id) => this.indexEntry(p, id));
+      for (const [id, entry] of entries) {
+        if (entry.meta) tasks.push({ meta: entry.meta, tampered: entry.tampered });
+        else if (entry.error !== undefined) unreadable.push({ project: p, id, error: entry.error });
+      }
     }
     return { tasks, unreadable };
   }
 
-  /** Creates a new task directory, its TASK.md and its first history event. */
+  /** Creates a new task directory, its state, its TASK.md and its first history event. */
   async create(task: Task): Promise<Task> {
     const { project, id } = task.meta;
     assertProjectName(project);
     assertTaskId(id);
     await mkdir(this.paths.taskDir(project, id), { recursive: true });
     return this.withTaskLock(project, id, async () => {
-      await writeFileAtomic(this.paths.taskFile(project, id), serializeTask(task));
+      await this.render(project, id, null, null, task, null, false);
       await this.appendHistory(project, id, { type: 'task.created', status: task.meta.status, branch: task.meta.branch });
       return task;
     });
   }
 
-  /** Writes a task atomically, stamping `updated_at`. Caller holds the task lock. */
+  /**
+   * Writes a task's fields and this exact body, stamping `updated_at`. Caller holds the task lock.
+   * Prefer `update`, which keeps what an agent wrote into the body meanwhile.
+   */
   async write(task: Task): Promise<Task> {
-    const next: Task = { meta: { ...task.meta, updated_at: new Date().toISOString() }, body: task.body };
-    await writeFileAtomic(this.paths.taskFile(next.meta.project, next.meta.id), serializeTask(next));
-    return next;
+    return this.change(task.meta.project, task.meta.id, () => task);
+  }
+
+  /**
+   * Patches a task's fields and optionally transforms its body, both applied to what is on disk at
+   * the moment of writing (an agent's concurrent edit is kept). Caller holds the task lock.
+   */
+  async update(project: string, id: string, patch: Partial<TaskMeta>, body?: (current: string) => string): Promise<Task> {
+    return this.change(project, id, (current) => ({
+      meta: { ...current.meta, ...patch } as TaskMeta,
+      body: body ? body(current.body) : current.body,
+    }));
   }
 
   /** Applies a frontmatter patch under the task lock and returns the written task. */
   async patch(project: string, id: string, patch: Partial<TaskMeta>): Promise<Task> {
-    return this.withTaskLock(project, id, async () => {
-      const task = await this.read(project, id);
-      return this.write({ meta: { ...task.meta, ...patch } as TaskMeta, body: task.body });
+    return this.withTaskLock(project, id, () => this.update(project, id, patch));
+  }
+
+  /**
+   * Renders TASK.md's front matter from the state again, keeping the body and the free fields as
+   * TASK.md has them: undoes hand edits of sealed fields. `status` may be given (the ledger's).
+   * Caller holds the task lock.
+   */
+  async restore(project: string, id: string, status?: string): Promise<Task> {
+    return this.change(project, id, (current) => ({ meta: status === undefined ? current.meta : { ...current.meta, status }, body: current.body }), {
+      acceptForeign: true,
     });
   }
 
@@ -119,24 +204,297 @@ export class TaskStore {
     return ledgerStatus(await this.history(project, id));
   }
 
-  /** Removes a task's directory (TASK.md and history). */
+  /** Removes a task's directory (TASK.md, state and history). */
   async remove(project: string, id: string): Promise<void> {
     assertProjectName(project);
     assertTaskId(id);
     await rm(this.paths.taskDir(project, id), { recursive: true, force: true });
   }
 
-  private async projectsWithTasks(): Promise<string[]> {
-    return (await readdirOrEmpty(this.paths.tasksDir)).filter((name) => !name.startsWith('.'));
+  private async readState(project: string, id: string): Promise<TaskState | null> {
+    return readTaskState(this.paths.taskStateFile(project, id), this.paths.taskDir(project, id), `task ${id}: state.json`);
+  }
+
+  /**
+   * Opens TASK.md and reads it until it parses: an editor rewriting it in place leaves it empty or
+   * half-written for a moment, which is "being written", not an error, for up to `settleMs`.
+   */
+  private async settle(project: string, id: string, state: TaskState | null): Promise<Settled> {
+    const path = this.paths.taskFile(project, id);
+    const deadline = Date.now() + this.settleMs;
+    for (let pause = 2; ; pause = Math.min(pause * 2, 50)) {
+      const file = await openRegularFile(path, { maxBytes: TASK_FILE_MAX_BYTES, within: this.paths.taskDir(project, id), what: `task ${id}: TASK.md` });
+      if (file === null) {
+        // A state with no TASK.md: the file was deleted, or an editor is between unlink and create.
+        if (state !== null) return { file: null, fields: null, body: '' };
+        throw new OrangeError('E_TASK_NOT_FOUND', `no task ${id} in project ${project}`);
+      } else {
+        try {
+          const parsed = this.parse(file.text, path, file.mtimeMs);
+          return { file, ...parsed };
+        } catch (error) {
+          await file.handle.close();
+          if (!beingWritten(file.text) || Date.now() >= deadline) throw error;
+        }
+      }
+      await sleep(pause);
+    }
+  }
+
+  private parse(text: string, path: string, mtimeMs: number): { fields: TaskMeta; body: string } {
+    const { frontMatter, body } = splitTaskFile(text, path);
+    return { fields: taskMetaFrom(parseFrontMatter(frontMatter, path), path, { time: new Date(mtimeMs).toISOString() }), body };
+  }
+
+  /** The task as its files say, with TASK.md's front matter reconciled against the state. */
+  private view(project: string, id: string, state: TaskState | null, settled: Settled, options: { acceptForeign?: boolean } = {}): TaskInspection {
+    const fields = settled.fields;
+    if (fields && !options.acceptForeign && (fields.id !== id || fields.project !== project)) {
+      throw new OrangeError(
+        'E_TAMPERED',
+        `task ${id}: TASK.md names ${fields.project}/${fields.id}, not ${project}/${id} (edited by hand?); run: orange task repair ${id}`,
+        { field: fields.id !== id ? 'id' : 'project' },
+      );
+    }
+    if (state === null) {
+      if (fields === null) throw new OrangeError('E_TASK_NOT_FOUND', `no task ${id} in project ${project}`);
+      const foreign: FieldMismatch[] = [];
+      if (fields.id !== id) foreign.push({ field: 'id', expected: id, found: fields.id });
+      if (fields.project !== project) foreign.push({ field: 'project', expected: project, found: fields.project });
+      return { task: { meta: { ...fields, id, project }, body: settled.body }, tampered: foreign, hasState: false };
+    }
+    if (fields === null) return { task: { meta: state.meta, body: '' }, tampered: [], hasState: true };
+    const { meta, tampered } = reconcile(state, fields);
+    return { task: { meta, body: settled.body }, tampered, hasState: true };
+  }
+
+  /**
+   * Writes a change so that neither it nor an editor's concurrent save of TASK.md is lost (see the
+   * class comment). The state (fields of record) is written first; TASK.md is then replaced only
+   * while it is still the file that was read, and the file that was read is checked afterwards.
+   */
+  private async change(project: string, id: string, decide: TaskChange, options: { acceptForeign?: boolean } = {}): Promise<Task> {
+    assertProjectName(project);
+    assertTaskId(id);
+    const path = this.paths.taskFile(project, id);
+    // One stamp for every round: a retried rendering must carry the same sealed fields.
+    const stamp = new Date().toISOString();
+    const previous = await this.readState(project, id);
+    let state = previous;
+    let guard = await this.settle(project, id, state);
+    let source: Settled = guard;
+    try {
+      const started = Date.now();
+      let renamed = false;
+      for (let round = 0; ; round++) {
+        const waited = Date.now() - started;
+        if (!renamed && waited > WRITE_PATIENCE_MS) {
+          // Nothing was renamed yet: give up cleanly, leaving the state as it was.
+          if (state !== previous) await this.restoreState(project, id, previous);
+          throw new OrangeError('E_LOCKED', `task ${id}: TASK.md kept changing while it was being written (an editor saving it without pause?); try again`);
+        }
+        // The body to write holds edits TASK.md does not have now (taken back from a file an editor saved into).
+        const restoring = source.body !== guard.body;
+        const current = this.view(project, id, previous, source, options).task;
+        const decided = decide(current);
+        const next: Task = { meta: { ...decided.meta, updated_at: stamp }, body: decided.body };
+        // Edits taken back from an old file must reach TASK.md: after long enough, they are written over anything.
+        const outcome = await this.render(project, id, previous, state, next, guard.file, !renamed || waited < 2 * WRITE_PATIENCE_MS);
+        state = outcome.state;
+        if (outcome.kind !== 'written') {
+          // An editor saved TASK.md after it was read (in place, or by replacing it): start again
+          // from its file, keeping what is already pending on top of the file that was read.
+          const fresh = await this.settle(project, id, state);
+          await guard.file?.handle.close();
+          source = { file: fresh.file, fields: fresh.fields, body: mergeLines(guard.body, source.body, fresh.body) };
+          guard = fresh;
+          // No pause: right after an editor's save is the best moment to write before its next one.
+          continue;
+        }
+        const written = outcome.text;
+        renamed = true;
+        const after = guard.file ? await this.settledContent(guard.file, path) : null;
+        if (after === null || after === guard.file?.text) {
+          // Edits that were missing from TASK.md were just put back. An editor that read it while they
+          // were missing may still save its copy over them: watch the new file briefly for that.
+          const late = restoring ? await this.watchForSave(path, written) : null;
+          const merged = late === null ? null : mergeLines(guard.body, source.body, late.body);
+          if (late === null || merged === late.body) {
+            // Nothing missing: the save was made from a copy that had the edits put back.
+            await late?.file?.handle.close();
+            return next;
+          }
+          await guard.file?.handle.close();
+          source = { file: late.file, fields: late.fields, body: merged ?? late.body };
+          guard = late;
+          continue;
+        }
+        // An editor wrote into the file that was read, around the rename: its edit must be kept, so
+        // the change is made again on top of it, merged with whatever was written into the new file.
+        const fresh = await this.settle(project, id, state);
+        await guard.file?.handle.close();
+        const edited = this.parse(after, path, Date.now());
+        // The save into the old file was made from what that file held (guard); what is in TASK.md
+        // now was made from what was just written. Each is merged against its own base.
+        const body = mergeLines(next.body, mergeLines(guard.body, edited.body, next.body), fresh.body);
+        guard = fresh;
+        source = { file: fresh.file, fields: fresh.file?.text === written ? edited.fields : fresh.fields, body };
+        // A short random pause keeps two writers (or a writer and a busy editor) out of lock-step.
+        await sleep(Math.random() * Math.min(round + 1, 10));
+      }
+    } finally {
+      await guard.file?.handle.close();
+    }
+  }
+
+  /**
+   * Renders `task` into the state and TASK.md. The state is written when its fields changed (the
+   * first round; a retry renders the same fields over a newer body). Returns 'replaced' (nothing
+   * renamed) when TASK.md is no longer the inode `read` (or appeared while it was missing).
+   */
+  private async render(
+    project: string,
+    id: string,
+    previous: TaskState | null,
+    written: TaskState | null,
+    task: Task,
+    read: OpenedFile | null,
+    precheck: boolean,
+  ): Promise<{ kind: 'written'; state: TaskState; text: string } | { kind: 'replaced' | 'edited'; state: TaskState }> {
+    const dir = this.paths.taskDir(project, id);
+    const path = this.paths.taskFile(project, id);
+    if (written === previous) await removeStaleTemps(dir);
+    const text = serializeTask(task);
+    // No fsync: TASK.md's fields of record are in the state (synced); its body is the agents'.
+    const temp = await writeTemp(path, text, { sync: false });
+    try {
+      let state = written;
+      if (state === null || state === previous || !sameFields(state.meta, task.meta)) {
+        state = stateAfterRender(previous, task.meta, temp.stat);
+        await writeTaskState(this.paths.taskStateFile(project, id), state);
+      }
+      const now = await lstat(path).catch(() => null);
+      if ((now?.ino ?? null) !== (read?.ino ?? null)) {
+        await rm(temp.path, { force: true });
+        return { kind: 'replaced', state };
+      }
+      // Written into since it was read: no rename over it; start over from the edit. (A save that
+      // lands between this check and the rename is taken back by the check after it, see change.)
+      if (read && precheck && (await readAll(read.handle, TASK_FILE_MAX_BYTES, path)) !== read.text) {
+        await rm(temp.path, { force: true });
+        return { kind: 'edited', state };
+      }
+      await rename(temp.path, path);
+      return { kind: 'written', state, text };
+    } catch (error) {
+      await rm(temp.path, { force: true });
+      throw error;
+    }
+  }
+
+  /** Puts back the state a write that gave up had written (or removes it, for a task that had none). */
+  private async restoreState(project: string, id: string, previous: TaskState | null): Promise<void> {
+    const file = this.paths.taskStateFile(project, id);
+    if (previous === null) await rm(file, { force: true });
+    else await writeTaskState(file, previous);
+  }
+
+  /**
+   * Watches TASK.md for RESTORE_WATCH_MS after a write that put back edits: returns the file if an
+   * editor saved over it meanwhile, null if it stayed as written.
+   */
+  private async watchForSave(path: string, written: string): Promise<Settled | null> {
+    const deadline = Date.now() + RESTORE_WATCH_MS;
+    while (Date.now() < deadline) {
+      await sleep(2);
+      const file = await openRegularFile(path, { maxBytes: TASK_FILE_MAX_BYTES, within: dirname(path), what: path }).catch(() => null);
+      if (file === null) continue;
+      if (file.text === written) {
+        await file.handle.close();
+        continue;
+      }
+      try {
+        return { file, ...this.parse(file.text, path, file.mtimeMs) };
+      } catch {
+        // Being written: look again.
+        await file.handle.close();
+      }
+    }
+    return null;
+  }
+
+  /** The content of an inode an editor may be rewriting: waits until it parses, or gives what it has. */
+  private async settledContent(file: OpenedFile, path: string): Promise<string | null> {
+    const deadline = Date.now() + this.settleMs;
+    for (let pause = 2; ; pause = Math.min(pause * 2, 50)) {
+      const text = await readAll(file.handle, TASK_FILE_MAX_BYTES, path);
+      if (text === file.text) return text;
+      try {
+        this.parse(text, path, Date.now());
+        return text;
+      } catch {
+        // Truncated and not yet rewritten, or garbage: an unparseable save cannot be merged.
+        if (!beingWritten(text) || Date.now() >= deadline) return null;
+      }
+      await sleep(pause);
+    }
+  }
+
+  /** An index entry computed from the files (the index's cache-miss path). */
+  private async indexEntry(project: string, id: string): Promise<IndexEntry> {
+    try {
+      const state = await this.readState(project, id);
+      if (state?.rendered && sameFile(lstatSync(this.paths.taskFile(project, id), { throwIfNoEntry: false }), state.rendered)) {
+        return { meta: state.meta, tampered: [] };
+      }
+      const { task, tampered } = await this.inspect(project, id);
+      return { meta: task.meta, tampered: tampered.map((t) => t.field) };
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'E_TASK_NOT_FOUND') return { gone: true };
+      return { error: error instanceof Error ? error.message : String(error) };
+    }
+  }
+
+  /** Directories under `tasks/` that are project names; stray files are skipped. */
+  private projectsWithTasks(): string[] {
+    return directories(this.paths.tasksDir).filter((name) => projectNameProblem(name) === null);
+  }
+
+  private taskIds(project: string): string[] {
+    return directories(this.paths.projectTasksDir(project)).filter((name) => TASK_ID_PATTERN.test(name));
   }
 }
 
-async function readdirOrEmpty(dir: string): Promise<string[]> {
+/**
+ * True when TASK.md text looks like a file caught between an editor's truncate and its write (empty,
+ * or cut before the closing `---`): worth reading again. A whole but broken file is an error at once.
+ */
+function beingWritten(text: string): boolean {
+  if (text.length < 3) return '---'.startsWith(text);
+  return text.startsWith('---') && !/\r?\n---[ \t]*(\r?\n|$)/.test(text.slice(3));
+}
+
+function sameFields(a: TaskMeta, b: TaskMeta): boolean {
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  const keys = new Set([...Object.keys(x), ...Object.keys(y)]);
+  return [...keys].every((k) => x[k] === y[k]);
+}
+
+function sameFile(stat: { ino: number; size: number; mtimeMs: number } | undefined, expected: { ino: number; size: number; mtimeMs: number }): boolean {
+  return stat !== undefined && stat.ino === expected.ino && stat.size === expected.size && stat.mtimeMs === expected.mtimeMs;
+}
+
+function directories(dir: string): string[] {
+  let entries: Dirent[];
   try {
-    return await readdir(dir);
+    entries = readdirSync(dir, { withFileTypes: true });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return [];
     throw error;
   }
+  return entries.filter((e) => e.isDirectory()).map((e) => e.name);
 }
 

@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import { OrangeError } from '../errors.js';
+import { TaskMetaSchema } from '../task.js';
+import { writeFileAtomic } from './atomic.js';
+import { openRegularFile } from './regular-file.js';
+import { FREE_FIELDS, type FreeField, type TaskState } from './task-state.js';
+
+const FileIdentitySchema = z.object({ ino: z.number(), size: z.number(), mtimeMs: z.number() });
+
+const TaskStateSchema = z.object({
+  v: z.literal(1),
+  meta: TaskMetaSchema,
+  renders: z.array(z.object({ h: z.string(), free: z.object(Object.fromEntries(FREE_FIELDS.map((k) => [k, z.unknown()])) as Record<FreeField, z.ZodUnknown>) })),
+  rendered: FileIdentitySchema.nullable().default(null),
+});
+
+const STATE_MAX_BYTES = 1024 * 1024;
+
+/** Reads a task's `state.json`; null when the task has none (written by an older Orange). */
+export async function readTaskState(path: string, taskDir: string, what: string): Promise<TaskState | null> {
+  const file = await openRegularFile(path, { maxBytes: STATE_MAX_BYTES, within: taskDir, what });
+  if (file === null) return null;
+  await file.handle.close();
+  let json: unknown;
+  try {
+    json = JSON.parse(file.text);
+  } catch {
+    throw new OrangeError('E_UNREADABLE', `${what} is not valid JSON (edited by hand?); run: orange task repair`);
+  }
+  const parsed = TaskStateSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new OrangeError('E_UNREADABLE', `${what}: ${issue?.path.join('.') || 'state'} ${issue?.message ?? 'is invalid'}`);
+  }
+  return parsed.data as unknown as TaskState;
+}
+
+/** Writes a task's `state.json` atomically. */
+export async function writeTaskState(path: string, state: TaskState): Promise<void> {
+  await writeFileAtomic(path, `${JSON.stringify(state)}\n`);
+}
