@@ -1,6 +1,6 @@
 import { lstat, realpath } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
-import { OrangeError, TASK_ID_PATTERN, type Orange, type Project, type Task } from '@orange/core';
+import { OrangeError, TASK_ID_PATTERN, type Orange, type Project, type Task, type TaskRef } from '@orange/core';
 
 /** Where a command runs: the directory and the environment an agent's window sets. */
 export interface Whereabouts {
@@ -40,9 +40,15 @@ export async function inferProject(orange: Orange, at: Whereabouts = here()): Pr
  * task whose worktree we are in (its `TASK.md` link), else the agent's `ORANGE_TASK_ID`.
  */
 export async function resolveTask(orange: Orange, id: string | undefined, project: string | undefined, at: Whereabouts = here()): Promise<Task> {
-  if (id) return project ? orange.store.read(project, id) : orange.store.find(id);
+  const ref = await resolveTaskRef(orange, id, project, at);
+  return orange.store.read(ref.project, ref.id);
+}
+
+/** Like `resolveTask`, without reading TASK.md (for `repair`, which must reach a task whose file is forged). */
+export async function resolveTaskRef(orange: Orange, id: string | undefined, project: string | undefined, at: Whereabouts = here()): Promise<TaskRef> {
+  if (id) return project ? { project, id } : orange.store.locate(id);
   const ref = (await taskRefFromDirectory(orange, at.cwd)) ?? taskRefFromEnv(at.env);
-  if (ref) return orange.store.read(ref.project, ref.id);
+  if (ref) return ref;
   throw new OrangeError('E_USAGE', "no task id given, and this directory is not a task's worktree; pass the task id");
 }
 

@@ -1,5 +1,5 @@
 import { OrangeError, TransitionRefused } from './errors.js';
-import { decideExit, type ExitDecision } from './exit-rules.js';
+import { decideExit, exitHandledInStatus, type ExitDecision } from './exit-rules.js';
 import { evaluateGuard } from './guard.js';
 import type { ActionContext, Cause, TransitionEvent } from './hooks.js';
 import type { Orange } from './orange.js';
@@ -76,6 +76,29 @@ export interface ExitOutcome {
   readonly task: Task;
 }
 
+/** A combined request (`orange task update`): any of a status change, a summary, a branch. */
+export interface TaskRequest {
+  readonly status?: string;
+  readonly summary?: string;
+  /** A new branch name; null adopts the branch the worktree is on. */
+  readonly branch?: string | null;
+  readonly cause?: Cause;
+  readonly reason?: string;
+}
+
+export interface RequestResult {
+  readonly task: Task;
+  /** Fields the edit changed (`summary`, `branch`). */
+  readonly edited: readonly string[];
+  /** The status change, when one was requested. */
+  readonly transition: TransitionResult | null;
+}
+
+interface PreparedTransition {
+  readonly event: TransitionEvent;
+  readonly options: TransitionOptions;
+}
+
 type Deferred = () => Promise<void>;
 
 /**
@@ -106,15 +129,26 @@ export class Engine {
     await this.select(await this.orange.workflowForProject(task.meta.project), task, to, options);
   }
 
-  /** Reads a task and refuses it if its status disagrees with the ledger (hand-edited status). */
+  /**
+   * Reads a task and refuses it (E_TAMPERED) when TASK.md shows an engine-owned field with a value
+   * the engine never wrote (a hand-edited status, branch, id, …), or its status disagrees with the ledger.
+   */
   async readVerified(ref: TaskRef): Promise<Task> {
-    const task = await this.orange.store.read(ref.project, ref.id);
+    const { task, tampered } = await this.orange.store.inspect(ref.project, ref.id);
+    const first = tampered[0];
+    if (first !== undefined) {
+      const fields = tampered.map((t) => `${t.field} ${shown(t.found)} (of record: ${shown(t.expected)})`).join(', ');
+      throw new OrangeError('E_TAMPERED', `task ${ref.id}: TASK.md was edited by hand: ${fields}; run: orange task repair ${ref.id}`, {
+        fields: tampered.map((t) => t.field),
+        ...(first.field === 'status' ? { file: first.found, ledger: first.expected } : {}),
+      });
+    }
     const ledger = await this.orange.store.ledgerStatus(ref.project, ref.id);
     if (ledger !== null && ledger !== task.meta.status) {
       throw new OrangeError(
         'E_TAMPERED',
         `task ${ref.id}: TASK.md says status "${task.meta.status}" but the ledger says "${ledger}" (edited by hand?); run: orange task repair ${ref.id}`,
-        { file: task.meta.status, ledger },
+        { fields: ['status'], file: task.meta.status, ledger },
       );
     }
     return task;
@@ -127,17 +161,29 @@ export class Engine {
 
   private async transitionLocked(task: Task, to: string, options: TransitionOptions, deferred: Deferred[]): Promise<TransitionResult> {
     const from = task.meta.status;
-    const cause = options.cause ?? 'request';
     if (options.expectFrom !== undefined && from !== options.expectFrom) {
       return { task, from, to: from, changed: false, failedHooks: [] };
     }
+    return this.applyTransition(await this.prepareTransition(task, to, options), deferred);
+  }
+
+  /** Map, guard, gate and vetoes: throws TransitionRefused, or returns what `applyTransition` needs. Writes nothing. */
+  private async prepareTransition(task: Task, to: string, options: TransitionOptions): Promise<PreparedTransition> {
+    const from = task.meta.status;
+    const cause = options.cause ?? 'request';
     const workflow = await this.orange.workflowForProject(task.meta.project);
     const transition = await this.select(workflow, task, to, options);
     const event: TransitionEvent = { orange: this.orange, task, workflow, transition, from, to, cause };
     const veto = await this.orange.hooks.beforeTransition.promise(event);
     if (typeof veto === 'string' && veto !== '') throw new TransitionRefused('E_VETOED', from, to, veto);
+    return { event, options };
+  }
 
-    let current = await this.orange.store.write({ meta: { ...task.meta, status: to }, body: task.body });
+  /** Status write → ledger → actions → reset → history → hooks. The task lock is held. */
+  private async applyTransition(prepared: PreparedTransition, deferred: Deferred[]): Promise<TransitionResult> {
+    const { event, options } = prepared;
+    const { task, workflow, transition, from, to, cause } = event;
+    let current = await this.orange.store.update(task.meta.project, task.meta.id, { status: to });
     // The ledger entry follows the write at once: a status of record exists only with it.
     await this.record(current, { type: 'status.changed', from, to, cause, ...(options.reason ? { reason: options.reason } : {}) });
     this.orange.log.info('status changed', { task: task.meta.id, project: task.meta.project, from, to, cause });
@@ -367,47 +413,89 @@ export class Engine {
       if (live === null || (spawnId !== null && live !== spawnId)) {
         return { task, decision: { kind: 'ignore', reason: 'this agent exit was already handled' } };
       }
-      const ledger = await this.orange.store.ledgerStatus(ref.project, ref.id);
-      if (ledger !== null && ledger !== task.meta.status) {
-        this.orange.log.warn('exit ignored: task status disagrees with the ledger', { task: ref.id });
-        return { task, decision: { kind: 'ignore', reason: 'task status disagrees with the ledger' } };
-      }
+      const refused = await this.tamperedReason(ref);
+      if (refused) return { task, decision: { kind: 'ignore', reason: refused } };
       task = await this.writeFresh(task, { [field]: null });
       await this.record(task, { type: 'agent.exited', role, spawn: live, source, status: task.meta.status });
       await this.safely('agentExited', () => this.orange.hooks.agentExited.promise({ orange: this.orange, task, role, spawnId: live }));
-      const workflow = await this.orange.workflowForProject(ref.project);
-      const decision = await decideExit(workflow, task, role, this.orange.gates);
-      this.orange.log.info('agent exited', { task: ref.id, role, source, decision: decision.kind, reason: decision.reason });
-      switch (decision.kind) {
-        case 'ignore':
-        case 'mark':
-          return { task, decision };
-        case 'advance': {
-          const options: TransitionOptions = { cause: 'auto', reason: decision.reason, expectFrom: task.meta.status };
-          return this.autoTransition(task, decision, decision.to, options, deferred);
-        }
-        case 'crash':
-        case 'escalate': {
-          task = await this.writeFresh(task, { crash_count: decision.crashCount });
-          await this.record(task, { type: 'agent.crashed', status: task.meta.status, crash_count: decision.crashCount, reason: decision.reason, role });
-          await this.safely('crash', () =>
-            this.orange.hooks.crash.promise({ orange: this.orange, task, status: task.meta.status, crashCount: decision.crashCount, reason: decision.reason }),
-          );
-          if (decision.kind === 'escalate') {
-            const options: TransitionOptions = { cause: 'crash', crash: true, reason: `crash limit reached: ${decision.reason}` };
-            return this.autoTransition(task, decision, decision.to, options, deferred);
-          }
-          if (decision.respawn) {
-            const action = role === 'worker' ? 'spawn_agent' : 'spawn_reviewer';
-            const { task: after, failed } = await this.runActions(task, workflow, [action], task.meta.status, task.meta.status, 'respawn', deferred);
-            task = failed.length ? await this.writeFresh(after, { attention: failedHooksNote(failed) }) : after;
-          }
-          return { task, decision };
-        }
-      }
+      return this.applyExitRule(task, role, source, deferred);
     });
     await this.runDeferred(deferred);
     return outcome;
+  }
+
+  /**
+   * An active task whose responsible agent is not running although no spawn is recorded (its exit
+   * was handled while another role was responsible, or it was never started in this status): the
+   * state's exit rule is applied once per stay in the status, as if the agent had just exited.
+   */
+  async agentMissing(ref: TaskRef, role: AgentRole): Promise<ExitOutcome> {
+    const deferred: Deferred[] = [];
+    const outcome = await this.orange.store.withTaskLock(ref.project, ref.id, async (): Promise<ExitOutcome> => {
+      const task = await this.orange.store.read(ref.project, ref.id);
+      const workflow = await this.orange.workflowForProject(ref.project);
+      const status = task.meta.status;
+      const ignore = (reason: string): ExitOutcome => ({ task, decision: { kind: 'ignore', reason } });
+      if (!workflow.isActive(status) || workflow.state(status)?.agent !== role) return ignore(`the ${role} is not responsible for ${status}`);
+      if (task.meta[role === 'worker' ? 'worker_spawn' : 'reviewer_spawn'] !== null) return ignore('a spawn is recorded; its exit is handled when reported');
+      if (exitHandledInStatus(await this.orange.store.history(ref.project, ref.id), role)) return ignore('this agent exit was already handled');
+      const runtime = this.orange.maybeSlot('runtime');
+      if (!runtime || (await runtime.snapshot()).isAlive(task.meta, role)) return ignore(`the ${role} is running`);
+      const refused = await this.tamperedReason(ref);
+      if (refused) return ignore(refused);
+      await this.record(task, { type: 'agent.exited', role, spawn: null, source: 'poll', status, reason: 'no agent running and none recorded' });
+      return this.applyExitRule(task, role, 'poll', deferred);
+    });
+    await this.runDeferred(deferred);
+    return outcome;
+  }
+
+  /** Why exit rules must not act on a task whose TASK.md is forged, or null when it is not. */
+  private async tamperedReason(ref: TaskRef): Promise<string | null> {
+    try {
+      await this.readVerified(ref);
+      return null;
+    } catch (error) {
+      if (!(error instanceof OrangeError && error.code === 'E_TAMPERED')) throw error;
+      // Nothing is cleared: once TASK.md is repaired, the next poll applies the exit rule.
+      this.orange.log.warn('exit ignored: TASK.md was edited by hand', { task: ref.id, error: error.message });
+      return 'TASK.md was edited by hand (tampered); repair it first';
+    }
+  }
+
+  /** The exit rule of the task's status for an agent of `role` that is gone. Lock held. */
+  private async applyExitRule(exited: Task, role: AgentRole, source: 'exit' | 'poll' | 'manual', deferred: Deferred[]): Promise<ExitOutcome> {
+    let task = exited;
+    const workflow = await this.orange.workflowForProject(task.meta.project);
+    const decision = await decideExit(workflow, task, role, this.orange.gates);
+    this.orange.log.info('agent exited', { task: task.meta.id, role, source, decision: decision.kind, reason: decision.reason });
+    switch (decision.kind) {
+      case 'ignore':
+      case 'mark':
+        return { task, decision };
+      case 'advance': {
+        const options: TransitionOptions = { cause: 'auto', reason: decision.reason, expectFrom: task.meta.status };
+        return this.autoTransition(task, decision, decision.to, options, deferred);
+      }
+      case 'crash':
+      case 'escalate': {
+        task = await this.writeFresh(task, { crash_count: decision.crashCount });
+        await this.record(task, { type: 'agent.crashed', status: task.meta.status, crash_count: decision.crashCount, reason: decision.reason, role });
+        await this.safely('crash', () =>
+          this.orange.hooks.crash.promise({ orange: this.orange, task, status: task.meta.status, crashCount: decision.crashCount, reason: decision.reason }),
+        );
+        if (decision.kind === 'escalate') {
+          const options: TransitionOptions = { cause: 'crash', crash: true, reason: `crash limit reached: ${decision.reason}` };
+          return this.autoTransition(task, decision, decision.to, options, deferred);
+        }
+        if (decision.respawn) {
+          const action = role === 'worker' ? 'spawn_agent' : 'spawn_reviewer';
+          const { task: after, failed } = await this.runActions(task, workflow, [action], task.meta.status, task.meta.status, 'respawn', deferred);
+          task = failed.length ? await this.writeFresh(after, { attention: failedHooksNote(failed) }) : after;
+        }
+        return { task, decision };
+      }
+    }
   }
 
   /**
@@ -463,56 +551,85 @@ export class Engine {
    * branch the agent already switched to); a branch another live task holds is refused.
    */
   async edit(ref: TaskRef, changes: TaskEdit): Promise<{ task: Task; changed: string[] }> {
-    return this.orange.store.withTaskLock(ref.project, ref.id, async () => {
+    return this.orange.store.withTaskLock(ref.project, ref.id, async () => this.editLocked(await this.readVerified(ref), changes));
+  }
+
+  /**
+   * A request from the CLI: a status change and/or an edit, checked and applied in one critical
+   * section, so a refused request changes nothing whatever runs beside it. The status change is
+   * checked (map, guard, gate, vetoes) before anything is written; then the edit, then the transition.
+   */
+  async request(ref: TaskRef, request: TaskRequest): Promise<RequestResult> {
+    const deferred: Deferred[] = [];
+    const result = await this.orange.store.withTaskLock(ref.project, ref.id, async (): Promise<RequestResult> => {
       const task = await this.readVerified(ref);
-      const workflow = await this.orange.workflowForProject(ref.project);
-      const patch: Partial<TaskMeta> = {};
-      if (changes.summary !== undefined && changes.summary.trim() !== task.meta.summary) patch.summary = changes.summary.trim();
-      if (changes.branch !== undefined) {
-        const wanted = changes.branch === null ? null : assertBranchName(changes.branch);
-        if (wanted !== null) {
-          const { tasks } = await this.orange.store.list(ref.project);
-          const holder = tasks.find((t) => t.meta.id !== ref.id && t.meta.branch === wanted && !workflow.isTerminal(t.meta.status));
-          if (holder) throw new OrangeError('E_TASK_EXISTS', `branch ${wanted} already has task ${holder.meta.id} (${holder.meta.status})`);
-        }
-        const provider = this.orange.maybeSlot('workspaces');
-        let branch: string;
-        if (task.meta.workspace && provider?.renameBranch) branch = await provider.renameBranch(task.meta, wanted);
-        else if (wanted !== null) branch = wanted;
-        else throw new OrangeError('E_INVALID_INPUT', `task ${ref.id} has no worktree to read the branch from; name it: --branch NAME`);
-        if (branch !== task.meta.branch) patch.branch = branch;
+      const options: TransitionOptions = { cause: request.cause ?? 'request', ...(request.reason ? { reason: request.reason } : {}) };
+      const prepared = request.status === undefined ? null : await this.prepareTransition(task, request.status, options);
+      const editing = request.summary !== undefined || request.branch !== undefined;
+      const edited = editing ? await this.editLocked(task, { summary: request.summary, branch: request.branch }) : { task, changed: [] };
+      if (prepared === null) return { task: edited.task, edited: edited.changed, transition: null };
+      const event = { ...prepared.event, task: edited.task };
+      const transition = await this.applyTransition({ ...prepared, event }, deferred);
+      return { task: transition.task, edited: edited.changed, transition };
+    });
+    await this.runDeferred(deferred);
+    return result;
+  }
+
+  private async editLocked(task: Task, changes: TaskEdit): Promise<{ task: Task; changed: string[] }> {
+    const ref = { project: task.meta.project, id: task.meta.id };
+    const workflow = await this.orange.workflowForProject(ref.project);
+    const patch: Partial<TaskMeta> = {};
+    if (changes.summary !== undefined && changes.summary.trim() !== task.meta.summary) patch.summary = changes.summary.trim();
+    if (changes.branch !== undefined) {
+      const wanted = changes.branch === null ? null : assertBranchName(changes.branch);
+      if (wanted !== null) {
+        const { tasks } = await this.orange.store.list(ref.project);
+        const holder = tasks.find((t) => t.meta.id !== ref.id && t.meta.branch === wanted && !workflow.isTerminal(t.meta.status));
+        if (holder) throw new OrangeError('E_TASK_EXISTS', `branch ${wanted} already has task ${holder.meta.id} (${holder.meta.status})`);
       }
-      const changed = Object.keys(patch);
-      if (changed.length === 0) return { task, changed };
-      const written = await this.orange.store.write({ meta: { ...task.meta, ...patch } as TaskMeta, body: task.body });
-      const diff = Object.fromEntries(changed.map((k) => [k, { from: (task.meta as Record<string, unknown>)[k], to: (patch as Record<string, unknown>)[k] }]));
-      await this.record(written, { type: 'task.updated', ...diff });
-      this.orange.log.info('task updated', { task: ref.id, ...diff });
-      return { task: written, changed };
-    });
+      const provider = this.orange.maybeSlot('workspaces');
+      let branch: string;
+      if (task.meta.workspace && provider?.renameBranch) branch = await provider.renameBranch(task.meta, wanted);
+      else if (wanted !== null) branch = wanted;
+      else throw new OrangeError('E_INVALID_INPUT', `task ${ref.id} has no worktree to read the branch from; name it: --branch NAME`);
+      if (branch !== task.meta.branch) patch.branch = branch;
+    }
+    const changed = Object.keys(patch);
+    if (changed.length === 0) return { task, changed };
+    const written = await this.orange.store.update(ref.project, ref.id, patch);
+    const diff = Object.fromEntries(changed.map((k) => [k, { from: (task.meta as Record<string, unknown>)[k], to: (patch as Record<string, unknown>)[k] }]));
+    await this.record(written, { type: 'task.updated', ...diff });
+    this.orange.log.info('task updated', { task: ref.id, ...diff });
+    return { task: written, changed };
   }
 
-  /** Restores a hand-edited status to the ledger's; returns the statuses involved. */
-  async repair(ref: TaskRef): Promise<{ task: Task; from: string; to: string; repaired: boolean }> {
+  /**
+   * Restores every engine-owned field TASK.md shows forged (and a status the ledger disagrees with)
+   * to its value of record, keeping the body and the free fields; returns what was restored.
+   */
+  async repair(ref: TaskRef): Promise<{ task: Task; from: string; to: string; repaired: boolean; fields: string[] }> {
     return this.orange.store.withTaskLock(ref.project, ref.id, async () => {
-      const task = await this.orange.store.read(ref.project, ref.id);
+      const { task, tampered } = await this.orange.store.inspect(ref.project, ref.id, { acceptForeign: true });
       const ledger = await this.orange.store.ledgerStatus(ref.project, ref.id);
-      if (ledger === null || ledger === task.meta.status) return { task, from: task.meta.status, to: task.meta.status, repaired: false };
-      const repaired = await this.orange.store.write({ meta: { ...task.meta, status: ledger }, body: task.body });
-      await this.record(repaired, { type: 'status.repaired', from: task.meta.status, to: ledger });
-      this.orange.log.warn('tampered status repaired', { task: ref.id, from: task.meta.status, to: ledger });
-      return { task: repaired, from: task.meta.status, to: ledger, repaired: true };
+      const shown = tampered.find((t) => t.field === 'status')?.found;
+      const from = typeof shown === 'string' ? shown : task.meta.status;
+      const to = ledger ?? task.meta.status;
+      const fields = [...new Set([...tampered.map((t) => t.field), ...(to !== task.meta.status ? ['status'] : [])])];
+      if (fields.length === 0) return { task, from: to, to, repaired: false, fields };
+      const repaired = await this.orange.store.restore(ref.project, ref.id, to);
+      await this.record(repaired, { type: 'status.repaired', from, to, fields });
+      this.orange.log.warn('tampered task repaired', { task: ref.id, from, to, fields });
+      return { task: repaired, from, to, repaired: true, fields };
     });
   }
 
-  /** Re-reads TASK.md (the agent may have edited the body) and writes `patch` over it. Lock held. */
+  /** Writes `patch` over the task as it is on disk now (the agent may have edited the body). Lock held. */
   private async writeFresh(task: Task, patch: Partial<TaskMeta>): Promise<Task> {
-    const fresh = await this.orange.store.read(task.meta.project, task.meta.id).catch(() => task);
+    const fresh = await this.orange.store.read(task.meta.project, task.meta.id);
     const meta = fresh.meta as Record<string, unknown>;
-    // Skipping no-op writes keeps the window in which an agent's own edit of TASK.md could race ours small.
-    const unchanged = fresh.meta.status === task.meta.status && Object.entries(patch).every(([k, v]) => meta[k] === v);
-    if (unchanged) return fresh;
-    return this.orange.store.write({ meta: { ...fresh.meta, status: task.meta.status, ...patch } as TaskMeta, body: fresh.body });
+    if (Object.entries(patch).every(([k, v]) => meta[k] === v)) return fresh;
+    return this.orange.store.update(task.meta.project, task.meta.id, patch);
   }
 
   private async record(task: Task, event: Omit<HistoryEvent, 'timestamp'>): Promise<void> {
@@ -538,4 +655,10 @@ export class Engine {
 /** The `attention` note for actions that failed after a write: `hook failed: a` / `hooks failed: a, b`. */
 function failedHooksNote(failed: readonly string[]): string {
   return `hook${failed.length > 1 ? 's' : ''} failed: ${failed.join(', ')}`;
+}
+
+/** A field value for a one-line message: quoted, and cut short (a forged value may be huge). */
+function shown(value: unknown): string {
+  const text = JSON.stringify(value) ?? 'null';
+  return text.length > 60 ? `${text.slice(0, 57)}…"` : text;
 }

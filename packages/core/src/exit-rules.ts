@@ -1,6 +1,7 @@
 import type { Gate } from './gates.js';
 import { evaluateGuard } from './guard.js';
 import { parseSections } from './sections.js';
+import type { HistoryEvent } from './store/history.js';
 import type { AgentRole, Task } from './task.js';
 import type { Workflow } from './workflow/workflow.js';
 
@@ -58,4 +59,14 @@ export async function decideExit(
     return { kind: 'escalate', to: rule.crashTo, crashCount, reason };
   }
   return { kind: 'crash', crashCount, respawn: rule.respawn, reason };
+}
+
+/** True when, since the task entered its current status, an exit of `role` was already handled. */
+export function exitHandledInStatus(history: readonly HistoryEvent[], role: AgentRole): boolean {
+  for (let i = history.length - 1; i >= 0; i--) {
+    const event = history[i] as HistoryEvent;
+    if (event.type === 'status.changed' || event.type === 'task.created') return false;
+    if ((event.type === 'agent.exited' || event.type === 'agent.crashed') && event.role === role) return true;
+  }
+  return false;
 }

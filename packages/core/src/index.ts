@@ -27,6 +27,8 @@ export {
   type CreateTaskResult,
   type ExitOutcome,
   type TaskEdit,
+  type TaskRequest,
+  type RequestResult,
 } from './engine.js';
 export {
   createHooks,
@@ -63,7 +65,8 @@ export { noopActions, pluginActions, workflowActions, type NoopActionsOptions } 
 export { defineConfig, loadConfig, configSearchStart, parseConfig, ConfigSchema, CONFIG_SEARCH_PLACES, type OrangeConfig, type OrangeConfigInput, type LoadedConfig } from './config.js';
 export { Logger, LOG_LEVELS, LOG_ROTATE_BYTES, type LogLevel, type LogRecord } from './log.js';
 export { OrangePaths } from './store/paths.js';
-export { TaskStore, type UnreadableTask } from './store/task-store.js';
+export { TaskStore, TASK_FILE_MAX_BYTES, type UnreadableTask, type ListedTask, type TaskInspection, type TaskStoreOptions } from './store/task-store.js';
+export { FREE_FIELDS, type FreeField, type FieldMismatch } from './store/task-state.js';
 export { ProjectStore, ProjectSchema, type Project, type ProjectInput } from './store/projects.js';
 export { parseTaskFile, serializeTask, newTaskMeta } from './store/task-file.js';
 export { appendHistory, readHistory, ledgerStatus, type HistoryEvent } from './store/history.js';

@@ -1,8 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isOrangeError } from './errors.js';
-import type { ExitDecision } from './exit-rules.js';
+import { exitHandledInStatus, type ExitDecision } from './exit-rules.js';
 import type { Orange } from './orange.js';
-import type { AgentRole, Task } from './task.js';
+import type { ListedTask } from './store/task-store.js';
+import type { AgentRole } from './task.js';
 import type { Workflow } from './workflow/workflow.js';
 
 export interface MonitorOptions {
@@ -51,7 +52,7 @@ export class Monitor {
     // Tasks first, liveness second: an agent spawned in between shows up alive, never falsely dead.
     const { tasks } = await this.orange.store.list(this.options.project);
     const workflows = new Map<string, Workflow>();
-    const workflowOf = async (task: Task) => {
+    const workflowOf = async (task: ListedTask) => {
       let w = workflows.get(task.meta.project);
       if (!w) {
         w = await this.orange.workflowForProject(task.meta.project);
@@ -74,16 +75,20 @@ export class Monitor {
         const workflow = await workflowOf(task);
         if (!workflow.isActive(task.meta.status)) continue;
         activeSessions.add(runtime.sessionName(task.meta));
+        const ref = { project: task.meta.project, id: task.meta.id };
+        const responsible = workflow.state(task.meta.status)?.agent ?? null;
         for (const role of ROLES) {
           const spawn = role === 'worker' ? task.meta.worker_spawn : task.meta.reviewer_spawn;
-          if (spawn === null) continue;
+          // A responsible agent with no spawn recorded is looked at too: "every active task has an agent or a flag".
+          if (spawn === null && role !== responsible) continue;
           agentsChecked++;
           if (snapshot.isAlive(task.meta, role)) continue;
           try {
-            const outcome = await this.orange.engine.agentExited({ project: task.meta.project, id: task.meta.id }, role, spawn, 'poll');
-            if (outcome.decision.kind !== 'ignore' || outcome.decision.reason !== 'this agent exit was already handled') {
+            if (spawn === null && exitHandledInStatus(await this.orange.store.history(ref.project, ref.id), role)) continue;
+            const outcome = spawn === null ? await this.orange.engine.agentMissing(ref, role) : await this.orange.engine.agentExited(ref, role, spawn, 'poll');
+            if (outcome.decision.kind !== 'ignore') {
               exits.push({ task: task.meta.id, role, decision: outcome.decision.kind, reason: outcome.decision.reason });
-              log.info('dead agent handled', { task: task.meta.id, role, decision: outcome.decision.kind });
+              log.info('dead agent handled', { task: task.meta.id, role, decision: outcome.decision.kind, recorded: spawn !== null });
             }
           } catch (error) {
             log.error('handling a dead agent failed', { task: task.meta.id, role, error: String(error) });
@@ -133,7 +138,7 @@ export class Monitor {
   }
 
   /** A merged PR finishes the task (merge cleanup); a closed one cancels it. */
-  private async syncPullRequests(tasks: readonly Task[], workflowOf: (t: Task) => Promise<Workflow>) {
+  private async syncPullRequests(tasks: readonly ListedTask[], workflowOf: (t: ListedTask) => Promise<Workflow>) {
     const scm = this.orange.maybeSlot('scm');
     const results: Array<{ task: string; state: string; to: string | null }> = [];
     if (!scm) return results;

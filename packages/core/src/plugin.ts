@@ -130,7 +130,7 @@ export interface Scm {
   readonly name: string;
   merge(task: Task, project: Project, options: MergeOptions): Promise<{ merged: boolean; message: string }>;
   createPullRequest(task: Task, project: Project): Promise<{ url: string }>;
-  pullRequestState(task: Task, project: Project): Promise<PullRequestState | null>;
+  pullRequestState(task: Pick<Task, 'meta'>, project: Project): Promise<PullRequestState | null>;
 }
 
 /** The typed slots a plugin can fill. */

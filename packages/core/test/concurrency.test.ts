@@ -3,7 +3,7 @@
  * task lock must serialize transitions across processes, and atomic writes must leave TASK.md
  * whole even when a writer is killed with SIGKILL half-way through.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -38,8 +38,12 @@ interface Worker {
   readonly done: Promise<Outcome>;
 }
 
+/** Every process a test started; killed after each test, so a failed or timed-out test leaves none behind. */
+const started = new Set<ChildProcess>();
+
 function startWorker(args: string[]): Worker {
   const proc = spawn(process.execPath, [WORKER, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  started.add(proc);
   let stdout = '';
   let stderr = '';
   let markReady: () => void = () => undefined;
@@ -90,7 +94,11 @@ let box: Sandbox;
 beforeEach(async () => {
   box = await sandbox();
 });
-afterEach(async () => box?.cleanup());
+afterEach(async () => {
+  for (const proc of started) if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
+  started.clear();
+  await box?.cleanup();
+});
 
 describe('transitions from parallel processes', () => {
   it('20 processes racing planning → working on one task: exactly one wins, 19 are refused with one line', async () => {
@@ -223,4 +231,76 @@ describe('a writer killed with SIGKILL', () => {
     expect(task.meta.summary).toBe('after the kill');
     expect(task.body).toBe(PLAN);
   }, 15_000);
+});
+
+/** Busy loops on every core until stopped: the races must hold on a loaded machine too. */
+function cpuHogs(): () => void {
+  const hogs = Array.from({ length: 2 }, () => spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
+  for (const hog of hogs) started.add(hog);
+  return () => {
+    for (const hog of hogs) hog.kill('SIGKILL');
+  };
+}
+
+describe('agents editing TASK.md without the lock, beside engine writes', () => {
+  /** Engine writes per writer process: each is a summary edit plus a sealed field. */
+  const WRITES = 12;
+
+  it('loses no edit on either side over thousands of rounds, under CPU load, and never reads as tampering', async () => {
+    const ref = await taskIn(box, 'working', { body: PLAN });
+    const stopHogs = cpuHogs();
+    try {
+      const editor = startWorker(['edit-loop', box.home, ref.project, ref.id]);
+      const reader = startWorker(['read-loop', box.home, ref.project, ref.id]);
+      await Promise.all([editor.ready, reader.ready]);
+      const writers = ['a', 'b', 'c'].map((tag) => startWorker(['engine-loop', box.home, ref.project, ref.id, String(WRITES), tag]));
+      const written = await Promise.all(writers.map((w) => w.done));
+      for (const w of written) expect(w.code, w.stdout + w.stderr).toBe(0);
+      editor.proc.stdin.write('stop\n');
+      reader.proc.stdin.write('stop\n');
+      const [edited, read] = await Promise.all([editor.done, reader.done]);
+      expect(edited.code, edited.stdout + edited.stderr).toBe(0);
+      expect(read.code, read.stdout + read.stderr).toBe(0);
+
+      // Every one of the agent's edits is in the body, once.
+      const rounds = Number(edited.result?.rounds);
+      expect(rounds).toBeGreaterThanOrEqual(1000);
+      const task = await box.orange.engine.readVerified(ref);
+      const edits = task.body.split('\n').filter((line) => line.startsWith('edit-'));
+      const missing = Array.from({ length: rounds }, (_, i) => `edit-${i + 1}`).filter((e) => !edits.includes(e));
+      expect(missing, `${missing.length} of ${rounds} agent edits lost`).toEqual([]);
+      expect(edits).toHaveLength(rounds);
+      expect(task.body.startsWith(PLAN)).toBe(true);
+
+      // Every engine write stands: each writer's last sealed field, and the last summary.
+      const fields = task.meta as Record<string, unknown>;
+      expect([fields.n_a, fields.n_b, fields.n_c]).toEqual([WRITES, WRITES, WRITES]);
+      const summaries = (await historyLines(box, ref)).filter((e) => e.type === 'task.updated');
+      expect(summaries).toHaveLength(3 * WRITES);
+      expect(task.meta.summary).toBe((summaries.at(-1)?.summary as { to: string }).to);
+      expect(task.meta.status).toBe('working');
+
+      // A reader never failed on a TASK.md caught half-written.
+      expect(read.result).toMatchObject({ failed: 0 });
+    } finally {
+      stopHogs();
+    }
+  }, 120_000);
+});
+
+describe('one critical section for a request', () => {
+  it('20 processes asking for a status and a summary at once: one wins, and no refused request writes its summary', async () => {
+    const ref = await taskIn(box, 'planning', { body: PLAN });
+    const workers = Array.from({ length: 20 }, (_, i) => startWorker(['request', box.home, ref.project, ref.id, 'working', `summary ${i}`]));
+    await Promise.all(workers.map((w) => w.ready));
+    for (const w of workers) w.proc.stdin.write('go\n');
+    const outcomes = await Promise.all(workers.map((w) => w.done));
+    const winners = outcomes.filter((o) => o.code === 0);
+    expect(winners, outcomes.map((o) => o.stdout + o.stderr).join('\n')).toHaveLength(1);
+    for (const loser of outcomes.filter((o) => o.code !== 0)) expect(loser.result).toMatchObject({ ok: false, code: 'E_ILLEGAL_TRANSITION' });
+    const history = await historyLines(box, ref);
+    expect(history.filter((e) => e.type === 'task.updated')).toHaveLength(1);
+    const task = await box.orange.engine.readVerified(ref);
+    expect(task.meta.summary).toBe(winners[0]?.result?.summary);
+  }, 30_000);
 });

@@ -5,14 +5,19 @@
 //   node race-worker.mjs steps <home> <json [{project,id,from,to}]>
 //   node race-worker.mjs write-loop <home> <project> <id> <bytes>  writes TASK.md until killed
 //   node race-worker.mjs hold-lock <home> <project> <id>           takes the task lock, holds it until killed
+//   node race-worker.mjs request <home> <project> <id> <to> <summary> one combined request, after "go"
+//   node race-worker.mjs edit-loop <home> <project> <id>           edits TASK.md as an agent does (no lock) until "stop"
+//   node race-worker.mjs engine-loop <home> <project> <id> <n> <tag> n engine writes (summary + a sealed field)
+//   node race-worker.mjs read-loop <home> <project> <id>           reads and lists until "stop"; counts failures
 //
 // stdout: `{"ready":true}` once set up, then one JSON result line. Exit 0 = done,
 // 1 = refused (an OrangeError), 2 = anything else.
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const core = await import(new URL('../dist/index.js', import.meta.url).href);
-const { Orange, OrangePaths, isOrangeError, noopActions, serializeTask, writeFileAtomic } = core;
+const { Orange, OrangePaths, isOrangeError, noopActions, parseSections, serializeTask, setSection, writeFileAtomic } = core;
 
 /** The body of write-loop version `n`: the parent rebuilds it to prove a read saw one whole version. */
 function versionBody(n, bytes) {
@@ -32,6 +37,19 @@ async function waitForGo() {
   lines.close();
 }
 
+/** Resolves when the parent writes "stop" on stdin. */
+function stopSignal() {
+  let stopped = false;
+  const lines = createInterface({ input: process.stdin });
+  lines.on('line', (line) => {
+    if (line.trim() === 'stop') {
+      stopped = true;
+      lines.close();
+    }
+  });
+  return () => stopped;
+}
+
 const [mode, home, ...args] = process.argv.slice(2);
 const orange = await Orange.create({ plugins: [noopActions()] }, { paths: new OrangePaths(home) });
 
@@ -42,6 +60,12 @@ try {
     await waitForGo();
     const result = await orange.engine.transition({ project, id }, to);
     print({ ok: true, from: result.from, to: result.to, changed: result.changed });
+  } else if (mode === 'request') {
+    const [project, id, to, summary] = args;
+    print({ ready: true });
+    await waitForGo();
+    const result = await orange.engine.request({ project, id }, { status: to, summary });
+    print({ ok: true, to: result.transition?.to, summary: result.task.meta.summary });
   } else if (mode === 'steps') {
     const pending = JSON.parse(args[0]);
     const deadline = Date.now() + 20_000;
@@ -82,6 +106,49 @@ try {
       // Hold the lock until killed.
       await new Promise(() => setInterval(() => undefined, 1_000));
     });
+  } else if (mode === 'edit-loop') {
+    // An agent's editor: read the whole file, change the body, write it back in place (truncate +
+    // write, as fs.writeFileSync and most tools do), with no lock and no knowledge of Orange.
+    const [project, id] = args;
+    const file = orange.paths.taskFile(project, id);
+    const stopped = stopSignal();
+    let rounds = 0;
+    while (!stopped() || rounds < 1000) {
+      const text = readFileSync(file, 'utf8');
+      rounds++;
+      const notes = parseSections(text).get('Notes') ?? '';
+      writeFileSync(file, setSection(text, 'Notes', `${notes}\nedit-${rounds}`));
+      if (rounds === 1) print({ ready: true });
+      // An agent thinks between edits; a few milliseconds here is already a hyperactive one.
+      await sleep(Math.random() * 20);
+    }
+    print({ ok: true, rounds });
+  } else if (mode === 'engine-loop') {
+    const [project, id, count, tag] = args;
+    const ref = { project, id };
+    print({ ready: true });
+    for (let i = 1; i <= Number(count); i++) {
+      await orange.engine.edit(ref, { summary: `${tag} ${i}` });
+      await orange.store.withTaskLock(project, id, () => orange.store.update(project, id, { [`n_${tag}`]: i }));
+    }
+    print({ ok: true });
+  } else if (mode === 'read-loop') {
+    const [project, id] = args;
+    const stopped = stopSignal();
+    print({ ready: true });
+    let reads = 0;
+    const failures = [];
+    while (!stopped()) {
+      try {
+        await orange.store.read(project, id);
+        const { unreadable } = await orange.store.list(project);
+        for (const u of unreadable) failures.push(u.error);
+      } catch (error) {
+        failures.push(error instanceof Error ? error.message : String(error));
+      }
+      reads++;
+    }
+    print({ ok: true, reads, failures: failures.slice(0, 5), failed: failures.length });
   } else {
     throw new Error(`unknown mode ${mode}`);
   }

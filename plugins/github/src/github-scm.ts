@@ -73,8 +73,7 @@ export class GithubScm implements Scm {
     const url = (result.ok || /already exists/i.test(output)) ? pullRequestUrl(output) : null;
     if (!url) throw new OrangeError('E_SCM', `creating the pull request failed: ${lastLine(result.stderr || result.stdout)}`);
     await this.orange.store.withTaskLock(task.meta.project, id, async () => {
-      const current = await this.orange.store.read(task.meta.project, id);
-      await this.orange.store.write({ meta: { ...current.meta, pr_url: url }, body: current.body });
+      await this.orange.store.update(task.meta.project, id, { pr_url: url });
       await this.orange.store.appendHistory(task.meta.project, id, { type: 'pr.created', url });
     });
     this.log.info('pull request created', { task: id, url });
@@ -82,12 +81,12 @@ export class GithubScm implements Scm {
   }
 
   /** The task's PR state from `gh pr view` (by `pr_url`, else by branch); null when it has none. */
-  async pullRequestState(task: Task, project: Project): Promise<PullRequestState | null> {
+  async pullRequestState(task: Pick<Task, 'meta'>, project: Project): Promise<PullRequestState | null> {
     return (await this.pullRequest(task, project))?.state ?? null;
   }
 
   /** The task's PR, or null when there is none (or, without a recorded `pr_url`, when gh cannot tell). */
-  async pullRequest(task: Task, project: Project): Promise<PullRequestInfo | null> {
+  async pullRequest(task: Pick<Task, 'meta'>, project: Project): Promise<PullRequestInfo | null> {
     const dir = this.repoDir(task, project);
     const target = task.meta.pr_url ?? task.meta.branch;
     const result = await this.gh.try(dir, ['pr', 'view', target, '--json', 'state,url']);
@@ -117,7 +116,7 @@ export class GithubScm implements Scm {
   }
 
   /** Where to run git/gh for a task: its worktree when it still has one, else the project's repository. */
-  repoDir(task: Task, project: Project): string {
+  repoDir(task: Pick<Task, 'meta'>, project: Project): string {
     return task.meta.workspace && existsSync(task.meta.workspace) ? task.meta.workspace : project.path;
   }
 }

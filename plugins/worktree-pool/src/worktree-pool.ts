@@ -265,7 +265,7 @@ export class WorktreePool implements WorkspaceProvider {
       const reason = workflow.isTerminal(status) ? `its task is ${status}` : `its task is still ${status} (stale reservation)`;
       const released = await this.resetAndFree(entry, taskId, status === 'cancelled', reason);
       if (released && fresh.meta.workspace !== null) {
-        await this.orange.store.write({ meta: { ...fresh.meta, workspace: null } as TaskMeta, body: fresh.body });
+        await this.orange.store.update(entry.project, taskId, { workspace: null });
         await this.orange.store.appendHistory(entry.project, taskId, { type: 'workspace.released', workspace: entry.path, by: 'gc' });
       }
       return released;

@@ -1,9 +1,17 @@
 import * as Flags from '@oclif/core/flags';
-import type { Task, Workflow } from '@orange/core';
+import type { AgentRole, ListedTask, RuntimeSnapshot, Workflow } from '@orange/core';
 import { OrangeCommand } from '../../base-command.js';
 import { projectFlag } from '../../flags.js';
 import { inferProject } from '../../locate.js';
 import { agents, ago, clip, table } from '../../render.js';
+
+/** What `task list` flags about one task beyond its fields. */
+interface TaskFlags {
+  /** Engine-owned fields TASK.md shows with forged values. */
+  readonly tampered: readonly string[];
+  /** Agents that should be running (the responsible one, or one with a recorded spawn) and are not. */
+  readonly dead: readonly AgentRole[];
+}
 
 export default class TaskList extends OrangeCommand {
   static override summary = 'List tasks: active first, then by most recent update.';
@@ -22,36 +30,61 @@ export default class TaskList extends OrangeCommand {
     const { tasks, unreadable } = await orange.store.list(scope);
     const wanted = new Set((flags.status ?? []).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean));
     const workflows = new Map<string, Workflow>();
-    const terminal = async (task: Task) => {
+    const workflowOf = async (task: ListedTask) => {
       let workflow = workflows.get(task.meta.project);
       if (!workflow) {
         workflow = await orange.workflowForProject(task.meta.project);
         workflows.set(task.meta.project, workflow);
       }
-      return workflow.isTerminal(task.meta.status);
+      return workflow;
     };
-    const rows = await Promise.all(tasks.filter((t) => wanted.size === 0 || wanted.has(t.meta.status)).map(async (t) => ({ task: t, done: await terminal(t) })));
-    rows.sort((a, b) => Number(a.done) - Number(b.done) || b.task.meta.updated_at.localeCompare(a.task.meta.updated_at));
+    const rows = await Promise.all(tasks.filter((t) => wanted.size === 0 || wanted.has(t.meta.status)).map(async (t) => ({ task: t, workflow: await workflowOf(t) })));
+    rows.sort((a, b) => Number(a.workflow.isTerminal(a.task.meta.status)) - Number(b.workflow.isTerminal(b.task.meta.status)) || b.task.meta.updated_at.localeCompare(a.task.meta.updated_at));
+    const runtime = orange.maybeSlot('runtime');
+    const needsLiveness = rows.some((r) => r.workflow.isActive(r.task.meta.status));
+    const snapshot = runtime && needsLiveness ? await runtime.snapshot().catch(() => null) : null;
+    const flagsOf = new Map<string, TaskFlags>();
+    for (const { task, workflow } of rows) {
+      const dead = snapshot ? deadAgents(task, workflow, snapshot) : [];
+      if (dead.length > 0 || task.tampered.length > 0) flagsOf.set(task.meta.id, { tampered: task.tampered, dead });
+    }
     const sorted = rows.map((r) => r.task);
     for (const u of unreadable) process.stderr.write(`warning: task ${u.project}/${u.id} is unreadable: ${u.error}\n`);
-    this.emit({ tasks: sorted.map((t) => t.meta), unreadable }, () => {
+    this.emit({ tasks: sorted.map((t) => t.meta), flags: Object.fromEntries(flagsOf), unreadable }, () => {
       if (sorted.length === 0) {
         this.log(scope ? `no tasks in ${scope}` : 'no tasks');
         return;
       }
       const showProject = scope === undefined;
       const headers = ['ID', ...(showProject ? ['PROJECT'] : []), 'STATUS', 'BRANCH', 'AGENTS', 'UPDATED', 'SUMMARY'];
-      const body = sorted.map((t) => [
-        t.meta.id,
-        ...(showProject ? [t.meta.project] : []),
-        t.meta.attention ? `${t.meta.status} !` : t.meta.status,
-        clip(t.meta.branch, 40),
-        agents(t.meta),
-        ago(t.meta.updated_at),
-        clip(t.meta.summary, 60),
-      ]);
+      const body = sorted.map((t) => {
+        const marks = flagsOf.get(t.meta.id);
+        return [
+          t.meta.id,
+          ...(showProject ? [t.meta.project] : []),
+          `${t.meta.status}${t.meta.attention ? ' !' : ''}${marks?.tampered.length ? ' ⚠' : ''}`,
+          clip(t.meta.branch, 40),
+          [agents(t.meta), ...(marks?.dead ?? []).map((role) => `✗${role}`)].filter((a) => a !== '-' || !marks?.dead.length).join(' '),
+          ago(t.meta.updated_at),
+          clip(t.meta.summary, 60),
+        ];
+      });
       this.log(table(headers, body));
-      if (sorted.some((t) => t.meta.attention)) this.log('\n! needs attention (a hook failed); see orange task show <id>');
+      const legend: string[] = [];
+      if (sorted.some((t) => t.meta.attention)) legend.push('! needs attention (a hook failed or an exit rule was refused); see orange task show <id>');
+      if ([...flagsOf.values()].some((f) => f.tampered.length)) legend.push('⚠ TASK.md was edited by hand in an engine-owned field; run orange task repair <id>');
+      if ([...flagsOf.values()].some((f) => f.dead.length)) legend.push('✗ agent not running; start it again with orange task respawn <id>');
+      if (legend.length) this.log(`\n${legend.join('\n')}`);
     });
   }
+}
+
+/** The agents a task should have running that the runtime does not show alive. */
+function deadAgents(task: ListedTask, workflow: Workflow, snapshot: RuntimeSnapshot): AgentRole[] {
+  if (!workflow.isActive(task.meta.status)) return [];
+  const responsible = workflow.state(task.meta.status)?.agent ?? null;
+  const expected: AgentRole[] = [];
+  if (task.meta.worker_spawn !== null || responsible === 'worker') expected.push('worker');
+  if (task.meta.reviewer_spawn !== null || responsible === 'reviewer') expected.push('reviewer');
+  return expected.filter((role) => !snapshot.isAlive(task.meta, role));
 }

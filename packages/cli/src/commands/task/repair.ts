@@ -1,9 +1,14 @@
 import { OrangeCommand } from '../../base-command.js';
 import { projectFlag, requiredTaskIdArg } from '../../flags.js';
-import { resolveTask } from '../../locate.js';
+import { resolveTaskRef } from '../../locate.js';
 
 export default class TaskRepair extends OrangeCommand {
-  static override summary = 'Restore a hand-edited status in TASK.md to the status of record (the history ledger).';
+  static override summary = "Undo hand edits of the engine's fields in TASK.md: restore each to its value of record.";
+  static override description = [
+    'TASK.md front matter fields other than summary, harness, review_harness, effort and review_effort',
+    "belong to the engine (status, branch, id, workspace, spawn ids, …). A TASK.md showing another value",
+    'than the one of record is refused (E_TAMPERED) until repaired. Repair keeps the body and the free fields.',
+  ].join('\n');
   static override examples = ['<%= config.bin %> task repair V1StGXR8Z5jdHi6BmyT4a'];
   static override args = { id: requiredTaskIdArg };
   static override flags = { project: projectFlag };
@@ -11,10 +16,12 @@ export default class TaskRepair extends OrangeCommand {
   async run(): Promise<void> {
     const { args, flags } = await this.parse(TaskRepair);
     const orange = await this.orange();
-    const task = await resolveTask(orange, args.id, flags.project);
-    const result = await orange.engine.repair({ project: task.meta.project, id: task.meta.id });
-    this.emit({ task: result.task.meta, from: result.from, to: result.to, repaired: result.repaired }, () =>
-      this.log(result.repaired ? `task ${task.meta.id}: status restored ${result.from} → ${result.to}` : `task ${task.meta.id}: status ${result.to} matches the ledger; nothing to repair`),
-    );
+    const ref = await resolveTaskRef(orange, args.id, flags.project);
+    const result = await orange.engine.repair(ref);
+    this.emit({ task: result.task.meta, from: result.from, to: result.to, repaired: result.repaired, fields: result.fields }, () => {
+      if (!result.repaired) this.log(`task ${ref.id}: TASK.md agrees with the record; nothing to repair`);
+      else if (result.from !== result.to) this.log(`task ${ref.id}: status restored ${result.from} → ${result.to}; restored: ${result.fields.join(', ')}`);
+      else this.log(`task ${ref.id}: restored ${result.fields.join(', ')} (status ${result.to})`);
+    });
   }
 }

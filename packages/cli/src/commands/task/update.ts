@@ -40,16 +40,12 @@ export default class TaskUpdate extends OrangeCommand {
     const orange = await this.orange();
     const task = await resolveTask(orange, args.id, flags.project);
     const ref = { project: task.meta.project, id: task.meta.id };
-    let edited: string[] = [];
-    const editing = flags.summary !== undefined || flags.branch !== undefined;
-    // A refused status must change nothing, so it is checked before the summary or branch is.
-    if (editing && flags.status !== undefined) await orange.engine.check(ref, flags.status, { cause: 'request' });
-    if (editing) {
-      const branch = flags.branch === undefined ? undefined : flags.branch === CURRENT_BRANCH ? null : flags.branch;
-      edited = (await orange.engine.edit(ref, { summary: flags.summary, branch })).changed;
-    }
-    const result = flags.status === undefined ? null : await orange.engine.transition(ref, flags.status, { cause: 'request' });
-    const current = result?.task ?? (await orange.store.read(ref.project, ref.id));
+    // One critical section: a refused status changes nothing, not the summary or branch either.
+    const branch = flags.branch === undefined ? undefined : flags.branch === CURRENT_BRANCH ? null : flags.branch;
+    const outcome = await orange.engine.request(ref, { status: flags.status, summary: flags.summary, branch, cause: 'request' });
+    const result = outcome.transition;
+    const edited = [...outcome.edited];
+    const current = outcome.task;
     this.emit({ ...(result ? transitionJson(result) : { task: current.meta }), edited }, () => {
       for (const field of edited) this.log(`task ${ref.id}: ${field} is now ${String(current.meta[field])}`);
       if (result) for (const line of transitionLines(result)) this.log(line);
