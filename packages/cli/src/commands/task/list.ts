@@ -1,5 +1,5 @@
 import * as Flags from '@oclif/core/flags';
-import type { Task, Workflow } from '@orange/core';
+import { inlineText, type Task, type Workflow } from '@orange/core';
 import { OrangeCommand } from '../../base-command.js';
 import { projectFlag } from '../../flags.js';
 import { inferProject } from '../../locate.js';
@@ -33,7 +33,7 @@ export default class TaskList extends OrangeCommand {
     const rows = await Promise.all(tasks.filter((t) => wanted.size === 0 || wanted.has(t.meta.status)).map(async (t) => ({ task: t, done: await terminal(t) })));
     rows.sort((a, b) => Number(a.done) - Number(b.done) || b.task.meta.updated_at.localeCompare(a.task.meta.updated_at));
     const sorted = rows.map((r) => r.task);
-    for (const u of unreadable) process.stderr.write(`warning: task ${u.project}/${u.id} is unreadable: ${u.error}\n`);
+    for (const u of unreadable) process.stderr.write(`${inlineText(`warning: task ${u.project}/${u.id} is unreadable: ${u.error}`)}\n`);
     this.emit({ tasks: sorted.map((t) => t.meta), unreadable }, () => {
       if (sorted.length === 0) {
         this.log(scope ? `no tasks in ${scope}` : 'no tasks');

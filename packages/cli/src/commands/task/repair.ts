@@ -1,3 +1,4 @@
+import { inlineText } from '@orange/core';
 import { OrangeCommand } from '../../base-command.js';
 import { projectFlag, requiredTaskIdArg } from '../../flags.js';
 import { resolveTask } from '../../locate.js';
@@ -14,7 +15,7 @@ export default class TaskRepair extends OrangeCommand {
     const task = await resolveTask(orange, args.id, flags.project);
     const result = await orange.engine.repair({ project: task.meta.project, id: task.meta.id });
     this.emit({ task: result.task.meta, from: result.from, to: result.to, repaired: result.repaired }, () =>
-      this.log(result.repaired ? `task ${task.meta.id}: status restored ${result.from} → ${result.to}` : `task ${task.meta.id}: status ${result.to} matches the ledger; nothing to repair`),
+      this.log(inlineText(result.repaired ? `task ${task.meta.id}: status restored ${result.from} → ${result.to}` : `task ${task.meta.id}: status ${result.to} matches the ledger; nothing to repair`)),
     );
   }
 }

@@ -1,3 +1,4 @@
+import { blockText, inlineText } from '@orange/core';
 import { OrangeCommand } from '../../base-command.js';
 import { projectFlag, taskIdArg } from '../../flags.js';
 import { resolveTask } from '../../locate.js';
@@ -18,9 +19,9 @@ export default class TaskShow extends OrangeCommand {
     const ledger = await orange.store.ledgerStatus(project, id);
     const tampered = ledger !== null && ledger !== task.meta.status ? { file: task.meta.status, ledger } : null;
     this.emit({ task: task.meta, body: task.body, history, tampered }, () => {
-      for (const [key, value] of Object.entries(task.meta)) this.log(`${key}: ${value === null ? '-' : String(value)}`);
-      if (tampered) this.log(`\nwarning: TASK.md says "${tampered.file}" but the ledger says "${tampered.ledger}"; run: orange task repair ${id}`);
-      this.log(`\n${task.body.trim() === '' ? '(empty body)' : task.body.trimEnd()}\n`);
+      for (const [key, value] of Object.entries(task.meta)) this.log(inlineText(`${key}: ${value === null ? '-' : String(value)}`));
+      if (tampered) this.log(`\n${inlineText(`warning: TASK.md says "${tampered.file}" but the ledger says "${tampered.ledger}"; run: orange task repair ${id}`)}`);
+      this.log(`\n${task.body.trim() === '' ? '(empty body)' : blockText(task.body.trimEnd())}\n`);
       this.log('History:');
       for (const event of history) this.log(`  ${historyLine(event)}`);
     });

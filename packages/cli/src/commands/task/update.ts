@@ -1,5 +1,5 @@
 import * as Flags from '@oclif/core/flags';
-import { OrangeError } from '@orange/core';
+import { inlineText, OrangeError } from '@orange/core';
 import { OrangeCommand } from '../../base-command.js';
 import { projectFlag, taskIdArg } from '../../flags.js';
 import { resolveTask } from '../../locate.js';
@@ -51,7 +51,7 @@ export default class TaskUpdate extends OrangeCommand {
     const result = flags.status === undefined ? null : await orange.engine.transition(ref, flags.status, { cause: 'request' });
     const current = result?.task ?? (await orange.store.read(ref.project, ref.id));
     this.emit({ ...(result ? transitionJson(result) : { task: current.meta }), edited }, () => {
-      for (const field of edited) this.log(`task ${ref.id}: ${field} is now ${String(current.meta[field])}`);
+      for (const field of edited) this.log(inlineText(`task ${ref.id}: ${field} is now ${String(current.meta[field])}`));
       if (result) for (const line of transitionLines(result)) this.log(line);
       if (!result && edited.length === 0) this.log(`task ${ref.id}: nothing changed`);
     });
