@@ -1,9 +1,10 @@
 import { join } from 'node:path';
+import { format } from 'node:util';
 // Subpath imports: the package index also loads help, ux and theme code no command needs.
 import { Command } from '@oclif/core/command';
 import * as Errors from '@oclif/core/errors';
 import * as Flags from '@oclif/core/flags';
-import { isOrangeError, type Orange } from '@orange/core';
+import { blockText, isOrangeError, terminalJson, type Orange } from '@orange/core';
 import { EXIT_REFUSED, EXIT_USAGE, writeError } from './error-output.js';
 
 /**
@@ -43,8 +44,25 @@ export abstract class OrangeCommand extends Command {
 
   /** Prints `data` as JSON with --json, else runs `human`. */
   protected emit(data: object, human: () => void): void {
-    if (this.json) this.log(JSON.stringify(data, null, 2));
+    if (this.json) this.logJson(data);
     else human();
+  }
+
+  /**
+   * Every line for people passes through `blockText`: summaries, branches, reasons and log
+   * lines come from agents and plugins, and whatever a command forgot to clean must still not
+   * reach the terminal as an escape sequence. One-line values are cleaned with `inlineText` first.
+   */
+  override log(message = '', ...args: unknown[]): void {
+    super.log(blockText(format(message, ...args)));
+  }
+
+  /**
+   * JSON keeps every string exactly (a consumer parses it back unchanged); `terminalJson` writes
+   * the characters a terminal would act on as `\uXXXX` escapes. Not pretty: one line (a stream).
+   */
+  override logJson(data: unknown, pretty = true): void {
+    super.log(terminalJson(data, pretty ? 2 : undefined));
   }
 
   override async catch(error: Error & { exitCode?: number }): Promise<void> {

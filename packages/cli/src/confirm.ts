@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline/promises';
-import { OrangeError } from '@orange/core';
+import { inlineText, OrangeError } from '@orange/core';
 
 /**
  * Asks a yes/no question on the terminal. `--yes` skips it; without a terminal it refuses
@@ -12,7 +12,7 @@ export async function confirm(question: string, yes: boolean): Promise<void> {
   }
   const rl = createInterface({ input: process.stdin, output: process.stderr });
   try {
-    const answer = (await rl.question(`${question} [y/N] `)).trim().toLowerCase();
+    const answer = (await rl.question(`${inlineText(question)} [y/N] `)).trim().toLowerCase();
     if (answer !== 'y' && answer !== 'yes') throw new OrangeError('E_CONFIRM', 'not confirmed; nothing was changed');
   } finally {
     rl.close();

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
-import { OrangePaths, parseTaskFile, readHistory, type HistoryEvent } from '@orange/core';
+import { inlineText, OrangePaths, parseTaskFile, readHistory, type HistoryEvent } from '@orange/core';
 import { table } from './render.js';
 
 /** One scripted task of the demo: what it is about and how its agents behave. */
@@ -149,12 +149,12 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
         const history = await readHistory(paths.historyFile('sandbox', id));
         for (const event of history.slice(seen.get(id) ?? 0)) {
           const line = describe(event);
-          if (line) print(`${elapsed()}  task ${task.label}  ${line}`);
+          if (line) print(`${elapsed()}  task ${task.label}  ${inlineText(line)}`);
         }
         seen.set(id, history.length);
         const agentLines = (await readFile(join(paths.home, 'agent-logs', `${id}.log`), 'utf8').catch(() => '')).split('\n');
         for (const line of agentLines.slice(seenLog.get(id) ?? 0)) {
-          if (line.includes('refused:')) print(`${elapsed()}  task ${task.label}    the agent was told: ${line.replace(/^.*refused: /, '')}`);
+          if (line.includes('refused:')) print(`${elapsed()}  task ${task.label}    the agent was told: ${inlineText(line.replace(/^.*refused: /, ''))}`);
         }
         seenLog.set(id, Math.max(agentLines.length - 1, 0));
         const status = parseTaskFile(await readFile(paths.taskFile('sandbox', id), 'utf8'), id).meta.status;

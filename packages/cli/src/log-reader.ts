@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { LOG_LEVELS, type LogLevel, type LogRecord } from '@orange/core';
+import { inlineText, LOG_LEVELS, type LogLevel, type LogRecord } from '@orange/core';
 
 export interface LogFilter {
   readonly level?: LogLevel;
@@ -36,11 +36,11 @@ export async function readLog(file: string, filter: LogFilter): Promise<{ record
   return { records: records.slice(-filter.lines), malformed };
 }
 
-/** `2026-11-23T10:00:00.000Z  info   monitor  agent exited  task=… role=worker` */
+/** `2026-11-23T10:00:00.000Z  info   monitor  agent exited  task=… role=worker`, as one safe line (fields quote agents and plugins). */
 export function formatRecord(record: LogRecord): string {
   const { time, level, component, msg, ...fields } = record;
   const rest = Object.entries(fields)
     .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
     .join(' ');
-  return `${time}  ${level.padEnd(5)}  ${component}  ${msg}${rest ? `  ${rest}` : ''}`;
+  return inlineText(`${time}  ${String(level).padEnd(5)}  ${component}  ${msg}${rest ? `  ${rest}` : ''}`);
 }

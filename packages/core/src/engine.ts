@@ -11,6 +11,7 @@ import type { AgentRole, Task, TaskMeta } from './task.js';
 import type { Transition, Workflow } from './workflow/workflow.js';
 import { renderPrompt } from './workflow/prompts.js';
 import { withLock } from './store/lock.js';
+import { oneLineSummary } from './terminal-text.js';
 import { join } from 'node:path';
 
 /** Identifies a task on disk. */
@@ -334,7 +335,7 @@ export class Engine {
     const projectName = assertProjectName(input.project);
     await this.orange.projects.get(projectName);
     const workflow = await this.orange.workflowForProject(projectName);
-    const summary = (input.summary ?? '').trim();
+    const summary = oneLineSummary(input.summary ?? '');
     // An empty summary means the requirements are unclear (seed 003), where the workflow has that state.
     const status = input.status ?? (summary === '' && workflow.state('clarification') ? 'clarification' : workflow.initial);
     const allowed = Object.keys(workflow.definition.create);
@@ -580,7 +581,10 @@ export class Engine {
     const ref = { project: task.meta.project, id: task.meta.id };
     const workflow = await this.orange.workflowForProject(ref.project);
     const patch: Partial<TaskMeta> = {};
-    if (changes.summary !== undefined && changes.summary.trim() !== task.meta.summary) patch.summary = changes.summary.trim();
+    if (changes.summary !== undefined) {
+      const summary = oneLineSummary(changes.summary);
+      if (summary !== task.meta.summary) patch.summary = summary;
+    }
     if (changes.branch !== undefined) {
       const wanted = changes.branch === null ? null : assertBranchName(changes.branch);
       if (wanted !== null) {

@@ -83,3 +83,4 @@ export {
 } from './store/names.js';
 export { Monitor, type MonitorOptions, type MonitorReport } from './monitor.js';
 export { findExecutable } from './executable.js';
+export { inlineText, blockText, oneLineSummary, terminalJson } from './terminal-text.js';

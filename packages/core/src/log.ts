@@ -1,5 +1,6 @@
 import { appendFileSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { terminalJson } from './terminal-text.js';
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -52,7 +53,8 @@ export class Logger {
       mkdirSync(dirname(this.file), { recursive: true });
       rotateIfLarge(this.file);
       // Synchronous on purpose: a CLI call may exit right after logging, and order must hold.
-      appendFileSync(this.file, `${JSON.stringify(record)}\n`);
+      // terminalJson: `tail -f orange.log` must not obey an escape an agent put in a field.
+      appendFileSync(this.file, `${terminalJson(record)}\n`);
     } catch {
       // Logging must never turn a working command into a failing one.
     }

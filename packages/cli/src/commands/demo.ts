@@ -30,7 +30,7 @@ export default class Demo extends OrangeCommand {
       });
       if (this.json) {
         // A failed run is still one object: the error fields beside the full result.
-        this.log(JSON.stringify(result.ok ? result : { error: 'the demo did not finish every task', code: 'E_RUNTIME', ...result }, null, 2));
+        this.logJson(result.ok ? result : { error: 'the demo did not finish every task', code: 'E_RUNTIME', ...result });
         if (!result.ok) process.exitCode = 1;
       } else if (!result.ok) {
         throw new OrangeError('E_RUNTIME', 'the demo did not finish every task (see above)');

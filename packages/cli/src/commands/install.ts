@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as Flags from '@oclif/core/flags';
-import { OrangeError, writeFileAtomic } from '@orange/core';
+import { inlineText, OrangeError, writeFileAtomic } from '@orange/core';
 import { OrangeCommand } from '../base-command.js';
 import { SKILL_MARKDOWN, SKILL_NAME } from '../skill.js';
 
@@ -38,8 +38,8 @@ export default class Install extends OrangeCommand {
     }
     orange.log.info('skill installed', { files: installed.map((i) => i.file) });
     this.emit({ installed, skipped }, () => {
-      for (const i of installed) this.log(`${i.harness}: wrote ${i.file}`);
-      if (skipped.length) this.log(`no skills directory (skipped): ${skipped.join(', ')}`);
+      for (const i of installed) this.log(inlineText(`${i.harness}: wrote ${i.file}`));
+      if (skipped.length) this.log(inlineText(`no skills directory (skipped): ${skipped.join(', ')}`));
     });
   }
 }

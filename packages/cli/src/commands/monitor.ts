@@ -1,5 +1,5 @@
 import * as Flags from '@oclif/core/flags';
-import { Monitor, type MonitorReport } from '@orange/core';
+import { inlineText, Monitor, type MonitorReport } from '@orange/core';
 import { OrangeCommand } from '../base-command.js';
 
 export default class MonitorCommand extends OrangeCommand {
@@ -33,7 +33,7 @@ export default class MonitorCommand extends OrangeCommand {
     if (!this.json) this.log(`monitoring ${flags.project ?? 'all projects'} every ${flags.interval ?? orange.config.pollIntervalMs} ms (Ctrl-C to stop)`);
     await monitor.run(stop.signal, (report) => {
       // One JSON object per line with --json, so a consumer can stream the passes.
-      if (this.json) this.log(JSON.stringify(report));
+      if (this.json) this.logJson(report, false);
       else this.printReport(report, false);
     });
     process.off('SIGINT', onSignal);
@@ -42,10 +42,13 @@ export default class MonitorCommand extends OrangeCommand {
 
   private printReport(report: MonitorReport, always: boolean): void {
     const stamp = new Date().toISOString();
-    for (const exit of report.exits) this.log(`${stamp} ${exit.task} ${exit.role} exited: ${exit.decision} (${exit.reason})`);
-    for (const session of report.sessionsKilled) this.log(`${stamp} killed orphan session ${session}`);
-    for (const workspace of report.workspacesFreed) this.log(`${stamp} freed worktree ${workspace}`);
-    for (const pr of report.pullRequests) this.log(`${stamp} ${pr.task} pull request ${pr.state}${pr.to ? ` → ${pr.to}` : ''}`);
+    const lines = [
+      ...report.exits.map((exit) => `${exit.task} ${exit.role} exited: ${exit.decision} (${exit.reason})`),
+      ...report.sessionsKilled.map((session) => `killed orphan session ${session}`),
+      ...report.workspacesFreed.map((workspace) => `freed worktree ${workspace}`),
+      ...report.pullRequests.map((pr) => `${pr.task} pull request ${pr.state}${pr.to ? ` → ${pr.to}` : ''}`),
+    ];
+    for (const line of lines) this.log(`${stamp} ${inlineText(line)}`);
     if (always) this.log(`checked ${report.tasks} tasks, ${report.agentsChecked} agents in ${report.durationMs.toFixed(0)} ms`);
   }
 }

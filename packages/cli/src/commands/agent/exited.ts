@@ -1,4 +1,5 @@
 import * as Flags from '@oclif/core/flags';
+import { inlineText } from '@orange/core';
 import { OrangeCommand } from '../../base-command.js';
 
 export default class AgentExited extends OrangeCommand {
@@ -17,6 +18,6 @@ export default class AgentExited extends OrangeCommand {
     const orange = await this.orange();
     orange.log.debug('agent exit reported', { task: flags.task, role: flags.role, spawn: flags.spawn, code: flags.code });
     const outcome = await orange.engine.agentExited({ project: flags.project, id: flags.task }, flags.role as 'worker' | 'reviewer', flags.spawn ?? null, 'exit');
-    this.emit({ task: outcome.task.meta, decision: outcome.decision }, () => this.log(`${outcome.decision.kind}: ${outcome.decision.reason}`));
+    this.emit({ task: outcome.task.meta, decision: outcome.decision }, () => this.log(inlineText(`${outcome.decision.kind}: ${outcome.decision.reason}`)));
   }
 }

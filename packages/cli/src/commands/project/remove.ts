@@ -1,5 +1,5 @@
 import * as Args from '@oclif/core/args';
-import { OrangeError } from '@orange/core';
+import { inlineText, OrangeError } from '@orange/core';
 import { OrangeCommand } from '../../base-command.js';
 
 export default class ProjectRemove extends OrangeCommand {
@@ -22,7 +22,7 @@ export default class ProjectRemove extends OrangeCommand {
     await orange.projects.remove(project.name);
     orange.log.info('project removed', { project: project.name, worktrees: workspaces.length });
     this.emit({ removed: project, worktreesRemoved: workspaces.map((w) => w.path) }, () =>
-      this.log(`removed project ${project.name} and its ${workspaces.length} worktree${workspaces.length === 1 ? '' : 's'} (${project.path} is untouched)`),
+      this.log(inlineText(`removed project ${project.name} and its ${workspaces.length} worktree${workspaces.length === 1 ? '' : 's'} (${project.path} is untouched)`)),
     );
   }
 }

@@ -19,6 +19,6 @@ export default class TaskAttach extends OrangeCommand {
     const task = await resolveTask(orange, args.id, flags.project);
     if (!process.stdin.isTTY) throw new OrangeError('E_USAGE', 'attach needs a terminal (standard input is not one)');
     await orange.slot('runtime').attach(task.meta, flags.role as 'worker' | 'reviewer' | undefined);
-    if (this.json) this.log(JSON.stringify({ task: task.meta, attached: true }, null, 2));
+    if (this.json) this.logJson({ task: task.meta, attached: true });
   }
 }

@@ -1,4 +1,4 @@
-import { OrangeError } from '@orange/core';
+import { inlineText, OrangeError } from '@orange/core';
 import { OrangeCommand } from '../../base-command.js';
 import { projectFlag, requiredTaskIdArg } from '../../flags.js';
 import { resolveTask } from '../../locate.js';
@@ -21,6 +21,6 @@ export default class TaskCreatePr extends OrangeCommand {
     }
     const scm = orange.slot('scm');
     const { url } = await scm.createPullRequest(task, await orange.projects.get(task.meta.project));
-    this.emit({ task: (await orange.store.read(task.meta.project, task.meta.id)).meta, url }, () => this.log(`pull request: ${url}`));
+    this.emit({ task: (await orange.store.read(task.meta.project, task.meta.id)).meta, url }, () => this.log(`pull request: ${inlineText(url)}`));
   }
 }

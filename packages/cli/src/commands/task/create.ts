@@ -1,5 +1,6 @@
 import * as Args from '@oclif/core/args';
 import * as Flags from '@oclif/core/flags';
+import { inlineText } from '@orange/core';
 import { OrangeCommand } from '../../base-command.js';
 import { projectFlag } from '../../flags.js';
 import { resolveProject } from '../../locate.js';
@@ -55,8 +56,8 @@ export default class TaskCreate extends OrangeCommand {
     const { meta } = result.task;
     const json = { task: meta, spawned: result.spawned, failedHooks: result.failedHooks, ...(result.queuedReason ? { queuedReason: result.queuedReason } : {}) };
     this.emit(json, () => {
-      this.log(`created task ${meta.id} on ${meta.branch} (${meta.status})`);
-      if (result.queuedReason) this.log(`not started yet: ${result.queuedReason}; it starts when a running task of the project is done, or with: orange task spawn ${meta.id}`);
+      this.log(inlineText(`created task ${meta.id} on ${meta.branch} (${meta.status})`));
+      if (result.queuedReason) this.log(`not started yet: ${inlineText(result.queuedReason)}; it starts when a running task of the project is done, or with: orange task spawn ${meta.id}`);
       else if (!result.spawned && meta.status === 'pending') this.log(`start it with: orange task spawn ${meta.id}`);
       if (result.failedHooks.length > 0) {
         this.log(`warning: the task was created but ${result.failedHooks.join(', ')} failed; it is flagged for attention (see orange log)`);

@@ -1,5 +1,5 @@
 import * as Flags from '@oclif/core/flags';
-import type { AgentRole, ListedTask, RuntimeSnapshot, Workflow } from '@orange/core';
+import { inlineText, type AgentRole, type ListedTask, type RuntimeSnapshot, type Workflow } from '@orange/core';
 import { OrangeCommand } from '../../base-command.js';
 import { projectFlag } from '../../flags.js';
 import { inferProject } from '../../locate.js';
@@ -49,7 +49,7 @@ export default class TaskList extends OrangeCommand {
       if (dead.length > 0 || task.tampered.length > 0) flagsOf.set(task.meta.id, { tampered: task.tampered, dead });
     }
     const sorted = rows.map((r) => r.task);
-    for (const u of unreadable) process.stderr.write(`warning: task ${u.project}/${u.id} is unreadable: ${u.error}\n`);
+    for (const u of unreadable) process.stderr.write(`${inlineText(`warning: task ${u.project}/${u.id} is unreadable: ${u.error}`)}\n`);
     this.emit({ tasks: sorted.map((t) => t.meta), flags: Object.fromEntries(flagsOf), unreadable }, () => {
       if (sorted.length === 0) {
         this.log(scope ? `no tasks in ${scope}` : 'no tasks');

@@ -1,5 +1,5 @@
 import * as Flags from '@oclif/core/flags';
-import { OrangeError, TransitionRefused } from '@orange/core';
+import { inlineText, OrangeError, TransitionRefused } from '@orange/core';
 import { OrangeCommand } from '../../base-command.js';
 import { projectFlag, requiredTaskIdArg } from '../../flags.js';
 import { resolveTask } from '../../locate.js';
@@ -41,7 +41,7 @@ export default class TaskMerge extends OrangeCommand {
     );
     const result = await orange.engine.transition(ref, 'done', { cause: 'request', reason: 'merged' });
     this.emit({ ...transitionJson(result), merge }, () => {
-      this.log(merge.message);
+      this.log(inlineText(merge.message));
       for (const line of transitionLines(result)) this.log(line);
     });
   }

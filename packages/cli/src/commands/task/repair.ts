@@ -1,3 +1,4 @@
+import { inlineText } from '@orange/core';
 import { OrangeCommand } from '../../base-command.js';
 import { projectFlag, requiredTaskIdArg } from '../../flags.js';
 import { resolveTaskRef } from '../../locate.js';
@@ -20,8 +21,8 @@ export default class TaskRepair extends OrangeCommand {
     const result = await orange.engine.repair(ref);
     this.emit({ task: result.task.meta, from: result.from, to: result.to, repaired: result.repaired, fields: result.fields }, () => {
       if (!result.repaired) this.log(`task ${ref.id}: TASK.md agrees with the record; nothing to repair`);
-      else if (result.from !== result.to) this.log(`task ${ref.id}: status restored ${result.from} → ${result.to}; restored: ${result.fields.join(', ')}`);
-      else this.log(`task ${ref.id}: restored ${result.fields.join(', ')} (status ${result.to})`);
+      else if (result.from !== result.to) this.log(inlineText(`task ${ref.id}: status restored ${result.from} → ${result.to}; restored: ${result.fields.join(', ')}`));
+      else this.log(inlineText(`task ${ref.id}: restored ${result.fields.join(', ')} (status ${result.to})`));
     });
   }
 }

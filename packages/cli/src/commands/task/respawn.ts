@@ -1,3 +1,4 @@
+import { inlineText } from '@orange/core';
 import { OrangeCommand } from '../../base-command.js';
 import { projectFlag, requiredTaskIdArg } from '../../flags.js';
 import { resolveTask } from '../../locate.js';
@@ -14,6 +15,6 @@ export default class TaskRespawn extends OrangeCommand {
     const orange = await this.orange();
     const task = await resolveTask(orange, args.id, flags.project);
     const after = await orange.engine.respawn({ project: task.meta.project, id: task.meta.id });
-    this.emit({ task: after.meta }, () => this.log(`task ${after.meta.id}: agent restarted (${after.meta.status})`));
+    this.emit({ task: after.meta }, () => this.log(inlineText(`task ${after.meta.id}: agent restarted (${after.meta.status})`)));
   }
 }

@@ -1,3 +1,4 @@
+import { blockText, inlineText } from '@orange/core';
 import { OrangeCommand } from '../../base-command.js';
 import { projectFlag, taskIdArg } from '../../flags.js';
 import { resolveTaskRef } from '../../locate.js';
@@ -22,12 +23,12 @@ export default class TaskShow extends OrangeCommand {
     const status = fields.find((f) => f.field === 'status');
     const tampered = fields.length === 0 ? null : { fields, ...(status ? { file: status.found, ledger: status.expected } : {}) };
     this.emit({ task: task.meta, body: task.body, history, tampered }, () => {
-      for (const [key, value] of Object.entries(task.meta)) this.log(`${key}: ${value === null ? '-' : String(value)}`);
+      for (const [key, value] of Object.entries(task.meta)) this.log(inlineText(`${key}: ${value === null ? '-' : String(value)}`));
       if (tampered) {
         const list = fields.map((f) => `${f.field} ${JSON.stringify(f.found)} (of record: ${JSON.stringify(f.expected)})`).join(', ');
-        this.log(`\nwarning: TASK.md was edited by hand: ${list}; run: orange task repair ${id}`);
+        this.log(`\n${inlineText(`warning: TASK.md was edited by hand: ${list}; run: orange task repair ${id}`)}`);
       }
-      this.log(`\n${task.body.trim() === '' ? '(empty body)' : task.body.trimEnd()}\n`);
+      this.log(`\n${task.body.trim() === '' ? '(empty body)' : blockText(task.body.trimEnd())}\n`);
       this.log('History:');
       for (const event of history) this.log(`  ${historyLine(event)}`);
     });

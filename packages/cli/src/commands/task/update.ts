@@ -1,5 +1,5 @@
 import * as Flags from '@oclif/core/flags';
-import { OrangeError } from '@orange/core';
+import { inlineText, OrangeError } from '@orange/core';
 import { OrangeCommand } from '../../base-command.js';
 import { projectFlag, taskIdArg } from '../../flags.js';
 import { resolveTask } from '../../locate.js';
@@ -47,7 +47,7 @@ export default class TaskUpdate extends OrangeCommand {
     const edited = [...outcome.edited];
     const current = outcome.task;
     this.emit({ ...(result ? transitionJson(result) : { task: current.meta }), edited }, () => {
-      for (const field of edited) this.log(`task ${ref.id}: ${field} is now ${String(current.meta[field])}`);
+      for (const field of edited) this.log(inlineText(`task ${ref.id}: ${field} is now ${String(current.meta[field])}`));
       if (result) for (const line of transitionLines(result)) this.log(line);
       if (!result && edited.length === 0) this.log(`task ${ref.id}: nothing changed`);
     });

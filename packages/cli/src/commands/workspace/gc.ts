@@ -1,3 +1,4 @@
+import { inlineText } from '@orange/core';
 import { OrangeCommand } from '../../base-command.js';
 import { projectFlag } from '../../flags.js';
 
@@ -13,6 +14,6 @@ export default class WorkspaceGc extends OrangeCommand {
     // Checked first, so that a mistyped name is refused instead of freeing nothing silently.
     const project = flags.project === undefined ? undefined : (await orange.projects.get(flags.project)).name;
     const { freed } = await orange.slot('workspaces').gc(project);
-    this.emit({ freed }, () => this.log(freed.length === 0 ? 'nothing to free' : freed.map((w) => `freed ${w.name} (was task ${w.task})`).join('\n')));
+    this.emit({ freed }, () => this.log(freed.length === 0 ? 'nothing to free' : freed.map((w) => inlineText(`freed ${w.name} (was task ${w.task})`)).join('\n')));
   }
 }
