@@ -255,6 +255,39 @@ describe('ORANGE_HOME', () => {
   });
 });
 
+describe('an unusable ORANGE_HOME', () => {
+  const create = (home: string) => Orange.create({ plugins: [recordingPlugin([])] }, { paths: new OrangePaths(home) });
+
+  it('is refused with one E_HOME line when it is a file', async () => {
+    const home = await write('home-file', 'not a directory\n');
+    const error = await errorOf(create(home));
+    expect(error).toMatchObject({ code: 'E_HOME', message: `ORANGE_HOME ${home} is not a directory (set ORANGE_HOME to a writable directory)` });
+  });
+
+  it('is refused when a part of its path is a file', async () => {
+    const file = await write('home-file', 'not a directory\n');
+    const error = await errorOf(create(join(file, 'orange')));
+    expect(error).toMatchObject({ code: 'E_HOME', message: expect.stringContaining('a part of its path is a file') });
+  });
+
+  it.skipIf(process.getuid?.() === 0)('is refused when it is not writable (root may write anywhere, so not as root)', async () => {
+    const home = join(dir, 'read-only');
+    await mkdir(home, { mode: 0o555 });
+    const error = await errorOf(create(home));
+    expect(error).toMatchObject({ code: 'E_HOME', message: expect.stringContaining('is not writable') });
+    const below = await errorOf(create(join(home, 'orange')));
+    expect(below).toMatchObject({ code: 'E_HOME', message: expect.stringContaining(`cannot be created: ${home} is not writable`) });
+  });
+
+  it('is accepted when missing, and created when first written', async () => {
+    const home = join(dir, 'new', 'orange');
+    const orange = await create(home);
+    expect(existsSync(home)).toBe(false);
+    await orange.projects.add({ name: 'demo', path: join(dir, 'repo'), default_branch: 'main' });
+    expect(existsSync(join(home, 'projects.json'))).toBe(true);
+  });
+});
+
 describe('the TypeScript config loader cache', () => {
   it('returns the same config when the same TS file is loaded twice in one process', async () => {
     await write('orange.config.ts', `const size: number = 3;\nexport default { poolSize: size, harness: 'claude' };\n`);
