@@ -114,7 +114,7 @@ async function moduleLoadError(file: string, error: unknown, typescript: boolean
 /** The line and column of the innermost stack frame in `file`, in the file as written. */
 async function framePlace(file: string, error: Error, typescript: boolean): Promise<Place | null> {
   for (const frame of (error.stack ?? '').split('\n').slice(1)) {
-    const match = /(?:\(|at )((?:file:\/\/)?\/[^()]*?):(\d+):(\d+)\)?\s*$/.exec(frame);
+    const match = /(?:\(|at (?:async )?)((?:file:\/\/)?\/[^()]*?):(\d+):(\d+)\)?\s*$/.exec(frame);
     if (!match) continue;
     const [, location = '', line = '0', column = '0'] = match;
     const path = location.startsWith('file://') ? fileURLToPath(location) : location;
