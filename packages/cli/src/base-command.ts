@@ -71,6 +71,9 @@ export abstract class OrangeCommand extends Command {
     if (process.env.ORANGE_DEBUG === '1' && error.stack) process.stderr.write(`${error.stack}\n`);
     writeError(message, code, this.json);
     process.exitCode = exit;
+    // A config that never finished loading may still hold timers or sockets open: the answer is
+    // given, so the process must not linger on them (an agent would wait on it forever).
+    if (isOrangeError(error) && error.code === 'E_CONFIG' && typeof error.details.timeoutMs === 'number') process.exit(exit);
   }
 }
 

@@ -75,9 +75,9 @@ describe('orange.config.js', () => {
 
   it('reports a config that throws while loading as one E_CONFIG line', async () => {
     await write('package.json', ESM_PACKAGE);
-    await write('orange.config.js', 'throw new Error("no config today");\n');
+    const file = await write('orange.config.js', 'throw new Error("no config today");\n');
     const error = await loadConfig(dir).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: 'E_CONFIG', message: 'could not load the Orange config: no config today' });
+    expect(error).toMatchObject({ code: 'E_CONFIG', message: `${file}:1:7: no config today` });
   });
 });
 
@@ -139,10 +139,9 @@ workflows:
   });
 
   it('reports YAML that does not parse as one E_CONFIG line', async () => {
-    await write('.orangerc.yaml', 'poolSize: [3\n');
+    const file = await write('.orangerc.yaml', 'poolSize: [3\n');
     const error = await loadConfig(dir).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: 'E_CONFIG', message: expect.stringMatching(/^could not load the Orange config: /) });
-    expect((error as Error).message).not.toContain('\n');
+    expect(error).toMatchObject({ code: 'E_CONFIG', message: `${file}:2:1: unexpected end of the stream within a flow collection` });
   });
 });
 

@@ -4,13 +4,15 @@
  * errors naming the plugin, and `$ORANGE_HOME` choosing the data root.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { errorOf, recordingPlugin } from '../test/fixtures.js';
-import { configSearchStart, ConfigSchema, defineConfig, loadConfig, parseConfig } from './config.js';
+import { configSearchStart, ConfigSchema, configTimeoutMs, defineConfig, loadConfig, parseConfig } from './config.js';
 import { OrangeError } from './errors.js';
 import { Orange } from './orange.js';
 import { parsePluginOptions, type OrangePlugin } from './plugin.js';
@@ -40,6 +42,24 @@ describe('defineConfig', () => {
     const input = { poolSize: 3, plugins: [plugin], workflow: defaultWorkflow };
     expect(defineConfig(input)).toBe(input);
     expect(defineConfig(input)).toEqual({ poolSize: 3, plugins: [plugin], workflow: defaultWorkflow });
+  });
+});
+
+describe('the documented defaults', () => {
+  it('are what a config without options reads as (the Options table of docs/configuration.md)', async () => {
+    const docs = await readFile(resolve('../../docs/configuration.md'), 'utf8');
+    const table = docs.slice(docs.indexOf('## Options'), docs.indexOf('Harness choice for one agent'));
+    const documented: Record<string, unknown> = {};
+    for (const line of table.split('\n').filter((l) => l.startsWith('| `'))) {
+      // Cells split at "|" but not at the escaped "\|" inside the type column.
+      const [, option = '', , value = ''] = line.split(/(?<!\\)\|/).map((cell) => cell.trim().replace(/^`|`$/g, ''));
+      // "—" means no default: the option is absent.
+      if (value !== '—') documented[option] = JSON.parse(value.replace(/'/g, '"'));
+    }
+    expect(Object.keys(documented).sort()).toEqual(['defaults', 'logLevel', 'plugins', 'pollIntervalMs', 'poolSize', 'workflow', 'workflows']);
+    await write('.orangerc.json', '{}');
+    expect((await loadConfig(dir)).config).toEqual(documented);
+    expect(parseConfig({}, null)).toEqual(documented);
   });
 });
 
@@ -160,17 +180,128 @@ describe('config errors', () => {
   });
 
   it('reports a config file that does not parse as one E_CONFIG line', async () => {
-    await write('.orangerc.json', '{ "poolSize": 3, ');
+    const file = await write('.orangerc.json', '{ "poolSize": 3, ');
     const error = await errorOf(loadConfig(dir));
     expect(error.code).toBe('E_CONFIG');
-    expect(error.message).toMatch(/^could not load the Orange config: /);
-    expect(error.message).not.toContain('\n');
+    expect(error.message).toBe(`${file}:1:18: Expected double-quoted property name`);
+  });
+
+  it('names a field of an invalid inline workflow by its nested path, as it does under workflows', async () => {
+    const broken = { ...defaultWorkflow, states: 'none' };
+    const inline = await errorOf(Orange.create({ workflow: broken }, { paths: new OrangePaths(join(dir, 'home')), configFile: 'orange.config.ts' }));
+    const listed = await errorOf(Orange.create({ workflows: [broken] }, { paths: new OrangePaths(join(dir, 'home')), configFile: 'orange.config.ts' }));
+    expect(listed.message).toBe('orange.config.ts: field "workflows.0.states" Invalid input: expected record, received string');
+    expect(inline.message).toBe('orange.config.ts: field "workflow.states" Invalid input: expected record, received string');
+    expect(inline.details).toMatchObject({ field: 'workflow.states' });
+  });
+
+  it('still says what a workflow name must be when `workflow` is neither a name nor a definition', () => {
+    expect(() => parseConfig({ workflow: 3 }, 'orange.config.ts')).toThrow(/^orange\.config\.ts: field "workflow" Invalid input/);
   });
 
   it('refuses an invalid config at Orange.create with the same error', async () => {
     const error = await errorOf(Orange.create({ poolSize: -1 }, { paths: new OrangePaths(join(dir, 'home')), configFile: 'orange.config.ts' }));
     expect(error.code).toBe('E_CONFIG');
     expect(error.message).toContain('orange.config.ts: field "poolSize"');
+  });
+});
+
+describe('config files that do not load', () => {
+  it('reports a YAML syntax error as file:line:column: reason', async () => {
+    const file = await write('.orangerc.yaml', 'poolSize: 3\n  logLevel: [debug\n');
+    const error = await errorOf(loadConfig(dir));
+    expect(error).toMatchObject({ code: 'E_CONFIG', message: `${file}:2:11: bad indentation of a mapping entry`, details: { file, line: 2, column: 11 } });
+  });
+
+  it('reports a JSON syntax error where JSON.parse gives no position, on one line', async () => {
+    const file = await write('.orangerc.json', '{\n  "poolSize": 3,\n  "logLevel": tru\n}\n');
+    const error = await errorOf(loadConfig(dir));
+    expect(error.code).toBe('E_CONFIG');
+    expect(error.message).toBe(`${file}:3:15: Unexpected token '\\n'`);
+  });
+
+  it('reports a syntax error in package.json with its place', async () => {
+    const file = await write('package.json', '{ "name": "app", "orange": { "poolSize": 3 } ]');
+    expect((await errorOf(loadConfig(dir))).message).toBe(`${file}:1:46: Expected ',' or '}' after property value`);
+  });
+
+  it('reports a TypeScript syntax error with file, line and column', async () => {
+    const file = await write('orange.config.ts', 'const size: number = 3;\nexport default {\n  poolSize: size,\n  logLevel: ,\n};\n');
+    const error = await errorOf(loadConfig(dir));
+    expect(error).toMatchObject({ code: 'E_CONFIG', message: `${file}:4:13: Unexpected token ","` });
+  });
+
+  it('places an error thrown while a TypeScript config runs at its line and column as written', async () => {
+    const file = await write(
+      'orange.config.ts',
+      [
+        'interface Shape { poolSize: number }',
+        'function size(from: string): number { throw new RangeError(`no size in ${from}`); }',
+        'export default { poolSize: size("env") } satisfies Shape;',
+        '',
+      ].join('\n'),
+    );
+    const error = await errorOf(loadConfig(dir));
+    expect(error).toMatchObject({ code: 'E_CONFIG', message: `${file}:2:45: RangeError: no size in env` });
+  });
+
+  it('places an error thrown while a JavaScript config runs', async () => {
+    const file = await write('orange.config.mjs', 'const port = 1;\nif (port) throw new Error("no port");\nexport default {};\n');
+    expect((await errorOf(loadConfig(dir))).message).toBe(`${file}:2:17: no port`);
+  });
+
+  it('names the config file when a module it imports is missing', async () => {
+    const ts = await write('ts/orange.config.ts', 'import { notify } from "./plugins/notify";\nexport default { plugins: [notify()] };\n');
+    expect((await errorOf(loadConfig(join(dir, 'ts')))).message).toBe(`${ts}: Cannot find module './plugins/notify'`);
+    const mjs = await write('mjs/orange.config.mjs', 'import { notify } from "orange-plugin-that-is-not-installed";\nexport default { plugins: [notify()] };\n');
+    const error = await errorOf(loadConfig(join(dir, 'mjs')));
+    expect(error.code).toBe('E_CONFIG');
+    expect(error.message).toBe(`${mjs}: Cannot find package 'orange-plugin-that-is-not-installed' imported from ${mjs}`);
+  });
+
+  it("keeps a plugin factory's E_PLUGIN_OPTIONS, prefixed by the config file and the line of the call", async () => {
+    // The built core, as a plugin package imports it (turbo builds before testing); compiling
+    // core's sources through jiti would take seconds.
+    const core = pathToFileURL(resolve('dist/index.js')).href;
+    const zod = pathToFileURL(createRequire(import.meta.url).resolve('zod')).href;
+    await write(
+      'plugins/picky.ts',
+      [
+        `import { parsePluginOptions } from ${JSON.stringify(core)};`,
+        `import { z } from ${JSON.stringify(zod)};`,
+        'export const picky = (options?: unknown) => {',
+        '  const { size } = parsePluginOptions("picky", z.object({ size: z.number().default(1) }).strict(), options);',
+        '  return { name: "picky", apply() {}, size };',
+        '};',
+        '',
+      ].join('\n'),
+    );
+    const file = await write('orange.config.ts', 'import { picky } from "./plugins/picky";\n\nexport default {\n  plugins: [picky({ sise: 2 })],\n};\n');
+    const error = await errorOf(loadConfig(dir));
+    expect(error).toMatchObject({ code: 'E_PLUGIN_OPTIONS', details: { plugin: 'picky', field: 'sise', file } });
+    // The column is where the source map puts the call (jiti compiles the import into `(0, _picky.picky)(…)`).
+    expect(error.message).toMatch(new RegExp(`^${file}:4:\\d+: plugin picky: unknown option "sise"$`));
+  });
+
+  it('gives up on a config whose top-level await never settles, naming the file', async () => {
+    vi.stubEnv('ORANGE_CONFIG_TIMEOUT_MS', '300');
+    const file = await write('orange.config.mjs', 'await new Promise(() => {});\nexport default {};\n');
+    const error = await errorOf(loadConfig(dir));
+    expect(error).toMatchObject({
+      code: 'E_CONFIG',
+      message: `${file} did not finish loading within 300 ms (a top-level await that never settles?)`,
+      details: { file, timeoutMs: 300 },
+    });
+  });
+
+  it('allows 10 s by default and refuses an ORANGE_CONFIG_TIMEOUT_MS that is not a positive whole number', async () => {
+    expect(configTimeoutMs({})).toBe(10_000);
+    expect(configTimeoutMs({ ORANGE_CONFIG_TIMEOUT_MS: '2500' })).toBe(2500);
+    for (const bad of ['0', '-5', '1.5', 'soon']) {
+      expect(() => configTimeoutMs({ ORANGE_CONFIG_TIMEOUT_MS: bad })).toThrow(/^ORANGE_CONFIG_TIMEOUT_MS must be a positive whole number of milliseconds/);
+    }
+    vi.stubEnv('ORANGE_CONFIG_TIMEOUT_MS', 'soon');
+    expect((await errorOf(loadConfig(dir))).code).toBe('E_CONFIG');
   });
 });
 
@@ -250,6 +381,39 @@ describe('ORANGE_HOME', () => {
     vi.stubEnv('ORANGE_HOME', home);
     const orange = await Orange.create({ plugins: [recordingPlugin([])] });
     expect(orange.paths.home).toBe(home);
+    await orange.projects.add({ name: 'demo', path: join(dir, 'repo'), default_branch: 'main' });
+    expect(existsSync(join(home, 'projects.json'))).toBe(true);
+  });
+});
+
+describe('an unusable ORANGE_HOME', () => {
+  const create = (home: string) => Orange.create({ plugins: [recordingPlugin([])] }, { paths: new OrangePaths(home) });
+
+  it('is refused with one E_HOME line when it is a file', async () => {
+    const home = await write('home-file', 'not a directory\n');
+    const error = await errorOf(create(home));
+    expect(error).toMatchObject({ code: 'E_HOME', message: `ORANGE_HOME ${home} is not a directory (set ORANGE_HOME to a writable directory)` });
+  });
+
+  it('is refused when a part of its path is a file', async () => {
+    const file = await write('home-file', 'not a directory\n');
+    const error = await errorOf(create(join(file, 'orange')));
+    expect(error).toMatchObject({ code: 'E_HOME', message: expect.stringContaining('a part of its path is a file') });
+  });
+
+  it.skipIf(process.getuid?.() === 0)('is refused when it is not writable (root may write anywhere, so not as root)', async () => {
+    const home = join(dir, 'read-only');
+    await mkdir(home, { mode: 0o555 });
+    const error = await errorOf(create(home));
+    expect(error).toMatchObject({ code: 'E_HOME', message: expect.stringContaining('is not writable') });
+    const below = await errorOf(create(join(home, 'orange')));
+    expect(below).toMatchObject({ code: 'E_HOME', message: expect.stringContaining(`cannot be created: ${home} is not writable`) });
+  });
+
+  it('is accepted when missing, and created when first written', async () => {
+    const home = join(dir, 'new', 'orange');
+    const orange = await create(home);
+    expect(existsSync(home)).toBe(false);
     await orange.projects.add({ name: 'demo', path: join(dir, 'repo'), default_branch: 'main' });
     expect(existsSync(join(home, 'projects.json'))).toBe(true);
   });

@@ -1,7 +1,7 @@
 import { isAbsolute, relative, sep } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
-import { OrangeError } from './errors.js';
+import { loadJavaScriptConfig, loadJsonConfig, loadTypeScriptConfig, loadYamlConfig } from './config-loaders.js';
+import { isOrangeError, OrangeError } from './errors.js';
 import { LOG_LEVELS } from './log.js';
 import type { OrangePlugin } from './plugin.js';
 import type { OrangePaths } from './store/paths.js';
@@ -58,7 +58,7 @@ export function defineConfig(config: OrangeConfigInput): OrangeConfigInput {
 export function parseConfig(raw: unknown, file: string | null): OrangeConfig {
   const result = ConfigSchema.safeParse(raw ?? {});
   if (result.success) return result.data;
-  const issue = result.error.issues[0];
+  const issue = result.error.issues[0] ? innermostIssue(result.error.issues[0]) : undefined;
   const field = issue && issue.path.length ? issue.path.join('.') : '(root)';
   const where = file ?? 'built-in config';
   let message = issue?.message ?? 'is invalid';
@@ -67,6 +67,22 @@ export function parseConfig(raw: unknown, file: string | null): OrangeConfig {
     file: where,
     field,
   });
+}
+
+/**
+ * zod reports a value that fits no branch of a union as a bare "Invalid input". When exactly one
+ * branch accepted the value's type (an object for `workflow: string | definition`), that branch's
+ * own issue is the one that explains, with its full path.
+ */
+function innermostIssue(issue: z.core.$ZodIssue): z.core.$ZodIssue {
+  if (issue.code !== 'invalid_union') return issue;
+  const typed = issue.errors.filter((branch) => {
+    const first = branch[0];
+    return first !== undefined && !(first.code === 'invalid_type' && first.path.length === 0);
+  });
+  const inner = typed.length === 1 ? typed[0]?.[0] : undefined;
+  if (!inner) return issue;
+  return innermostIssue({ ...inner, path: [...issue.path, ...inner.path] });
 }
 
 /** Places searched from the working directory upward, in order. */
@@ -93,7 +109,9 @@ export interface LoadedConfig {
 
 /**
  * Finds and loads the config from `cwd` upward with cosmiconfig. TypeScript configs go through
- * jiti with its file cache: compiling with `typescript` on every CLI call costs ~0.6 s.
+ * jiti with its file cache: compiling with `typescript` on every CLI call costs ~0.6 s. Always
+ * ends with an answer: a config, or one E_CONFIG line (also when loading outlasts
+ * `ORANGE_CONFIG_TIMEOUT_MS`).
  */
 export async function loadConfig(cwd: string = process.cwd(), paths?: OrangePaths): Promise<LoadedConfig> {
   const start = paths ? await configSearchStart(cwd, paths) : cwd;
@@ -114,33 +132,70 @@ export async function configSearchStart(cwd: string, paths: OrangePaths): Promis
   return project?.path ?? cwd;
 }
 
+/** How long loading the config may take before it is given up, unless `ORANGE_CONFIG_TIMEOUT_MS` says. */
+export const CONFIG_TIMEOUT_MS = 10_000;
+
+/** The config loading time limit from `ORANGE_CONFIG_TIMEOUT_MS`; E_CONFIG when that is not a positive integer. */
+export function configTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
+  const text = env.ORANGE_CONFIG_TIMEOUT_MS?.trim();
+  if (text === undefined || text === '') return CONFIG_TIMEOUT_MS;
+  const ms = Number(text);
+  if (!Number.isInteger(ms) || ms <= 0) {
+    throw new OrangeError('E_CONFIG', `ORANGE_CONFIG_TIMEOUT_MS must be a positive whole number of milliseconds, not ${JSON.stringify(text.slice(0, 40))}`);
+  }
+  return ms;
+}
+
 async function loadConfigFrom(cwd: string): Promise<LoadedConfig> {
+  const timeoutMs = configTimeoutMs();
   const { cosmiconfig } = await import('cosmiconfig');
-  const loadTypeScript = async (file: string) => {
-    // jiti is loaded only for a TypeScript config. tryNative: a config's imports (@orange/core,
-    // plugins) load natively, so they are the very module instances the CLI uses; only the
-    // TypeScript file itself goes through jiti's file cache.
-    const { createJiti } = await import('jiti');
-    const jiti = createJiti(import.meta.url, { fsCache: true, moduleCache: false, interopDefault: true, tryNative: true });
-    return jiti.import<unknown>(file, { default: true });
-  };
-  const loadJavaScript = async (file: string) => {
-    const mod = (await import(pathToFileURL(file).href)) as { default?: unknown };
-    return mod.default ?? mod;
-  };
+  // The file being loaded, for the time-limit message (cosmiconfig may try several places).
+  let loading: string | null = null;
+  const track =
+    <A extends unknown[]>(load: (file: string, ...rest: A) => unknown) =>
+    (file: string, ...rest: A) => {
+      loading = file;
+      return load(file, ...rest);
+    };
   const explorer = cosmiconfig('orange', {
     searchPlaces: CONFIG_SEARCH_PLACES,
     searchStrategy: 'global',
-    loaders: { '.ts': loadTypeScript, '.mts': loadTypeScript, '.js': loadJavaScript, '.mjs': loadJavaScript },
+    loaders: {
+      '.ts': track(loadTypeScriptConfig),
+      '.mts': track(loadTypeScriptConfig),
+      '.js': track(loadJavaScriptConfig),
+      '.mjs': track(loadJavaScriptConfig),
+      '.json': track(loadJsonConfig),
+      '.yaml': track(loadYamlConfig),
+      '.yml': track(loadYamlConfig),
+      noExt: track(loadYamlConfig),
+    },
     cache: false,
+  });
+  // A top-level await that never settles leaves nothing for the event loop to wait on: without
+  // this (ref'ed) timer the process would just end, with exit code 0 and no output.
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      const what = loading ?? 'the Orange config';
+      reject(new OrangeError('E_CONFIG', `${what} did not finish loading within ${duration(timeoutMs)} (a top-level await that never settles?)`, { file: loading, timeoutMs }));
+    }, timeoutMs);
   });
   let found: { config: unknown; filepath: string; isEmpty?: boolean } | null;
   try {
-    found = await explorer.search(cwd);
+    found = await Promise.race([explorer.search(cwd), deadline]);
   } catch (error) {
-    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
-    throw new OrangeError('E_CONFIG', `could not load the Orange config: ${reason}`);
+    if (isOrangeError(error)) throw error;
+    const file = (error as { filepath?: unknown } | null)?.filepath;
+    const reason = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
+    throw new OrangeError('E_CONFIG', typeof file === 'string' ? `${file}: ${reason}` : `could not load the Orange config: ${reason}`);
+  } finally {
+    clearTimeout(timer);
   }
   if (!found || found.isEmpty) return { config: parseConfig({}, null), file: null };
   return { config: parseConfig(found.config, found.filepath), file: found.filepath };
+}
+
+function duration(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }

@@ -17,6 +17,7 @@ export type ErrorCode =
   | 'E_INVALID_INPUT'
   | 'E_WORKFLOW_INVALID'
   | 'E_CONFIG'
+  | 'E_HOME'
   | 'E_PLUGIN_OPTIONS'
   | 'E_NO_PROVIDER'
   | 'E_POOL_EXHAUSTED'

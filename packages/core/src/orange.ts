@@ -1,6 +1,6 @@
 import { parseConfig, type OrangeConfig } from './config.js';
 import { Engine } from './engine.js';
-import { OrangeError } from './errors.js';
+import { isOrangeError, OrangeError } from './errors.js';
 import { builtinGates, type Gate } from './gates.js';
 import { createHooks, type OrangeHooks } from './hooks.js';
 import { Logger } from './log.js';
@@ -78,6 +78,7 @@ export class Orange {
   static async create(config: OrangeConfig | Record<string, unknown> = {}, options: OrangeOptions = {}): Promise<Orange> {
     const parsed = isParsedConfig(config) ? config : parseConfig(config, options.configFile ?? null);
     const orange = new Orange(parsed, options);
+    await orange.paths.checkHome();
     const configured = parsed.plugins;
     const builtins = parsed.defaults && options.defaultPlugins ? options.defaultPlugins() : [];
     const builtinNames = new Set(builtins.map((p) => p.name));
@@ -89,7 +90,8 @@ export class Orange {
       try {
         await plugin.apply(orange);
       } catch (error) {
-        if (error instanceof OrangeError) throw error;
+        // isOrangeError: a plugin built against its own copy of @orange/core throws that copy's class.
+        if (isOrangeError(error)) throw error;
         const reason = error instanceof Error ? error.message : String(error);
         throw new OrangeError('E_CONFIG', `plugin ${plugin.name} failed to load: ${reason}`);
       }

@@ -22,6 +22,7 @@ export default class Log extends OrangeCommand {
     // No config or plugins needed: the log lives at a fixed place under $ORANGE_HOME.
     const { OrangePaths } = await import('@orange/core');
     const paths = OrangePaths.fromEnv();
+    await paths.checkHome();
     const { records, malformed } = await readLog(paths.logFile, {
       level: flags.level as 'debug' | 'info' | 'warn' | 'error' | undefined,
       component: flags.component,

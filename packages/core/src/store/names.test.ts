@@ -61,6 +61,15 @@ describe('project names', () => {
     expect(() => assertProjectName('a/../b')).toThrow('project name "a/../b"');
   });
 
+  it('clips a long refused name to 60 characters, an ellipsis and its length', () => {
+    const name = 'a'.repeat(10_000);
+    const problem = projectNameProblem(name);
+    expect(problem).toBe(`project name "${'a'.repeat(60)}…" (10000 characters) must be 1-64 characters of letters, digits, ".", "_" or "-", starting with a letter or digit`);
+    expect(() => assertBranchName(`-${name}`)).toThrow(`branch name "-${'a'.repeat(59)}…" (10001 characters) is longer than 200 characters`);
+    expect(() => assertTaskId(name)).toThrow(/^task id "a{60}…" \(10000 characters\) is not valid/);
+    expect(projectNameProblem(`${'b'.repeat(60)}.`)).toBe(`project name "${'b'.repeat(60)}…" (61 characters) must not end with "."`);
+  });
+
   it('ProjectStore.add refuses a path-escaping name before writing projects.json', async () => {
     const home = await mkdtemp(join(tmpdir(), 'orange-names-'));
     try {

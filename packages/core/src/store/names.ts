@@ -13,15 +13,27 @@ export function newTaskId(): string {
 /** Short random id for one agent spawn (matches exit reports to the spawn they belong to). */
 export const newSpawnId = customAlphabet(ALPHANUMERIC, 10);
 
+/** Longest part of a refused name that an error message repeats. */
+const ECHO_LIMIT = 60;
+
+/**
+ * A refused name as an error message quotes it: clipped, so that a pasted 10,000-character
+ * argument does not become a 10,000-character "one-line" error.
+ */
+function quoted(name: string): string {
+  if (name.length <= ECHO_LIMIT) return `"${name}"`;
+  return `"${name.slice(0, ECHO_LIMIT)}…" (${name.length} characters)`;
+}
+
 const PROJECT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 /** Why a project name is unusable, or null. Names become directory names and tmux session names. */
 export function projectNameProblem(name: string): string | null {
   if (!PROJECT_NAME.test(name)) {
-    return `project name "${name}" must be 1-64 characters of letters, digits, ".", "_" or "-", starting with a letter or digit`;
+    return `project name ${quoted(name)} must be 1-64 characters of letters, digits, ".", "_" or "-", starting with a letter or digit`;
   }
-  if (name.includes('--')) return `project name "${name}" must not contain "--" (it separates the workspace number)`;
-  if (name.endsWith('.')) return `project name "${name}" must not end with "."`;
+  if (name.includes('--')) return `project name ${quoted(name)} must not contain "--" (it separates the workspace number)`;
+  if (name.endsWith('.')) return `project name ${quoted(name)} must not end with "."`;
   return null;
 }
 
@@ -30,7 +42,7 @@ export function projectNameProblem(name: string): string | null {
  * anything that could be read as an option (leading "-") by the git or tmux command line.
  */
 export function branchNameProblem(branch: string): string | null {
-  const bad = (why: string) => `branch name "${branch}" ${why}`;
+  const bad = (why: string) => `branch name ${quoted(branch)} ${why}`;
   if (branch.length === 0) return 'branch name must not be empty';
   if (branch.length > 200) return bad('is longer than 200 characters');
   if (branch.startsWith('-')) return bad('must not start with "-"');
@@ -64,7 +76,7 @@ export function assertBranchName(branch: string): string {
 /** Throws E_INVALID_NAME unless `id` looks like a task id (so it can never escape a directory). */
 export function assertTaskId(id: string): string {
   if (!TASK_ID_PATTERN.test(id)) {
-    throw new OrangeError('E_INVALID_NAME', `task id "${id}" is not valid (21 characters of [0-9A-Za-z])`);
+    throw new OrangeError('E_INVALID_NAME', `task id ${quoted(id)} is not valid (21 characters of [0-9A-Za-z])`);
   }
   return id;
 }

@@ -1,9 +1,13 @@
+import { constants } from 'node:fs';
+import { access, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { OrangeError } from '../errors.js';
 
 /** The one place that knows where things live under `$ORANGE_HOME`. */
 export class OrangePaths {
   readonly home: string;
+  private homeChecked: Promise<void> | undefined;
 
   constructor(home: string) {
     this.home = resolve(home);
@@ -13,6 +17,16 @@ export class OrangePaths {
   static fromEnv(env: NodeJS.ProcessEnv = process.env): OrangePaths {
     const home = env.ORANGE_HOME && env.ORANGE_HOME.trim() !== '' ? env.ORANGE_HOME : join(homedir(), 'orange');
     return new OrangePaths(home);
+  }
+
+  /**
+   * Throws E_HOME unless the home is a writable directory, or missing with a writable directory
+   * to create it in (it is created when first written, as before). Checked once per instance:
+   * without it a home that is a file surfaces later as an ENOTDIR from whichever store touches it first.
+   */
+  checkHome(): Promise<void> {
+    this.homeChecked ??= checkHomeDirectory(this.home);
+    return this.homeChecked;
   }
 
   get projectsFile(): string {
@@ -68,5 +82,29 @@ export class OrangePaths {
 
   historyFile(project: string, id: string): string {
     return join(this.home, 'tasks', project, id, 'history.jsonl');
+  }
+}
+
+async function checkHomeDirectory(home: string): Promise<void> {
+  const refuse = (why: string) => new OrangeError('E_HOME', `ORANGE_HOME ${home} ${why} (set ORANGE_HOME to a writable directory)`, { home });
+  // The home may not exist yet: then the nearest existing ancestor is what must be a writable directory.
+  let dir = home;
+  for (;;) {
+    const info = await stat(dir).catch((error: NodeJS.ErrnoException) => error);
+    if (info instanceof Error) {
+      if (info.code === 'ENOENT' && dirname(dir) !== dir) {
+        dir = dirname(dir);
+        continue;
+      }
+      if (info.code === 'ENOTDIR') throw refuse('is not a directory: a part of its path is a file');
+      throw refuse(`cannot be used (${info.code ?? info.message})`);
+    }
+    if (!info.isDirectory()) throw refuse(dir === home ? 'is not a directory' : `cannot be created: ${dir} is not a directory`);
+    const writable = await access(dir, constants.W_OK | constants.X_OK).then(
+      () => true,
+      () => false,
+    );
+    if (!writable) throw refuse(dir === home ? 'is not writable' : `cannot be created: ${dir} is not writable`);
+    return;
   }
 }

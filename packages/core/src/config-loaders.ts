@@ -1,0 +1,189 @@
+import { readFile } from 'node:fs/promises';
+import { SourceMap } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { isOrangeError, OrangeError } from './errors.js';
+import { jsonErrorOffset } from './json-error-offset.js';
+
+/**
+ * The cosmiconfig loaders of each config format. Each one turns its own failure into one
+ * E_CONFIG line that says where: `file:line:column: reason` for what a parser or a stack frame
+ * can place, `file: reason` for the rest. cosmiconfig's own loaders put the reason on a second
+ * line ("YAML Error in <file>:\n…") and JSON.parse often gives no position at all.
+ */
+
+/** `package.json`, `.orangerc.json`. */
+export function loadJsonConfig(file: string, content: string): unknown {
+  try {
+    return JSON.parse(content) as unknown;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const stated = /at position (\d+)/.exec(message);
+    const offset = stated ? Number(stated[1]) : (jsonErrorOffset(content) ?? content.length);
+    // V8 appends a copy of the text ('…, "[1,]" is not valid JSON') or a position; the place is
+    // given once, in front.
+    const reason = message.replace(/, (?:\.\.\.)?".*" is not valid JSON$/s, '').replace(/ in JSON at position \d+.*$/s, '');
+    throw locatedError(file, lineAndColumn(content, offset), reason);
+  }
+}
+
+/** `.orangerc`, `.orangerc.yaml`, `.orangerc.yml`. */
+export async function loadYamlConfig(file: string, content: string): Promise<unknown> {
+  const yaml = await import('js-yaml');
+  try {
+    return yaml.load(content, { filename: file });
+  } catch (error) {
+    if (error instanceof yaml.YAMLException) {
+      // js-yaml counts from 0.
+      throw locatedError(file, { line: error.mark.line + 1, column: error.mark.column + 1 }, error.reason);
+    }
+    throw error;
+  }
+}
+
+/**
+ * `.ts` and `.mts` through jiti with its file cache. tryNative: a config's imports (@orange/core,
+ * plugins) load natively, so they are the very module instances the CLI uses; only the
+ * TypeScript file itself goes through jiti's cache.
+ */
+export async function loadTypeScriptConfig(file: string): Promise<unknown> {
+  const { createJiti } = await import('jiti');
+  const jiti = createJiti(import.meta.url, { fsCache: true, moduleCache: false, interopDefault: true, tryNative: true });
+  try {
+    return await jiti.import<unknown>(file, { default: true });
+  } catch (error) {
+    throw await moduleLoadError(file, error, true);
+  }
+}
+
+/** `.js` and `.mjs`, imported natively: the default export, else the module itself. */
+export async function loadJavaScriptConfig(file: string): Promise<unknown> {
+  try {
+    const mod = (await import(pathToFileURL(file).href)) as { default?: unknown };
+    return mod.default ?? mod;
+  } catch (error) {
+    throw await moduleLoadError(file, error, false);
+  }
+}
+
+interface Place {
+  readonly line: number;
+  /** Absent when only the line is known. */
+  readonly column?: number;
+}
+
+function locatedError(file: string, place: Place | null, reason: string): OrangeError {
+  const where = place ? `${file}:${place.line}${place.column === undefined ? '' : `:${place.column}`}` : file;
+  return new OrangeError('E_CONFIG', `${where}: ${oneLine(reason)}`, { file, ...place });
+}
+
+/** Why importing a JS or TS config failed, located in the config file where the error allows. */
+async function moduleLoadError(file: string, error: unknown, typescript: boolean): Promise<OrangeError> {
+  if (!(error instanceof Error)) return locatedError(file, null, String(error));
+  // An OrangeError raised while the config runs (a plugin factory's E_PLUGIN_OPTIONS) keeps its
+  // code: it is the more precise answer, the config file is only where it happened.
+  if (isOrangeError(error)) {
+    const place = await framePlace(file, error, typescript);
+    const where = place ? `${file}:${place.line}${place.column === undefined ? '' : `:${place.column}`}` : file;
+    return new OrangeError(error.code, `${where}: ${error.message}`, { ...error.details, file });
+  }
+  // jiti reports a syntax error as "ParseError: <reason> \n <file>:<line>:<column from 0>".
+  const parse = /^(\w*Error): (.*?)\s*\n\s*(\S.*):(\d+):(\d+)\s*$/s.exec(error.message);
+  if (parse) {
+    const [, , reason = '', at = file, line = '0', column = '0'] = parse;
+    const place = { line: Number(line), column: Number(column) + 1 };
+    const located = locatedError(at, place, await withToken(at, place, reason));
+    return at === file ? located : locatedError(file, null, located.message);
+  }
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'MODULE_NOT_FOUND' || code === 'ERR_MODULE_NOT_FOUND') {
+    // Node's ESM message already says "imported from <file>"; jiti's require keeps the importer
+    // in requireStack.
+    const importer = (error as { requireStack?: string[] }).requireStack?.[0];
+    const reason = firstLine(error.message);
+    return locatedError(file, null, importer && importer !== file && !reason.includes(importer) ? `${reason} (imported from ${importer})` : reason);
+  }
+  if (error instanceof SyntaxError && !typescript) {
+    // Node's ESM SyntaxError carries no file or line at all; jiti's parser can place it.
+    const place = await javaScriptSyntaxPlace(file);
+    return locatedError(file, place, place ? error.message : `SyntaxError: ${error.message} (in this file or a module it imports)`);
+  }
+  const reason = error.name && error.name !== 'Error' ? `${error.name}: ${error.message}` : error.message;
+  return locatedError(file, await framePlace(file, error, typescript), reason);
+}
+
+/** The line and column of the innermost stack frame in `file`, in the file as written. */
+async function framePlace(file: string, error: Error, typescript: boolean): Promise<Place | null> {
+  for (const frame of (error.stack ?? '').split('\n').slice(1)) {
+    const match = /(?:\(|at (?:async )?)((?:file:\/\/)?\/[^()]*?):(\d+):(\d+)\)?\s*$/.exec(frame);
+    if (!match) continue;
+    const [, location = '', line = '0', column = '0'] = match;
+    const path = location.startsWith('file://') ? fileURLToPath(location) : location;
+    if (path !== file) continue;
+    const place = { line: Number(line), column: Number(column) };
+    return typescript ? await typeScriptPlace(file, place) : place;
+  }
+  return null;
+}
+
+/**
+ * A frame in a TypeScript config points into jiti's compiled code: the lines are kept, the
+ * columns move where types were removed. Compiling once more with a source map (only on this
+ * error path) maps the column back; if that fails, only the line is given.
+ */
+async function typeScriptPlace(file: string, place: Place): Promise<Place> {
+  try {
+    const { createJiti } = await import('jiti');
+    const jiti = createJiti(import.meta.url, { sourceMaps: true, fsCache: false, moduleCache: false, interopDefault: true });
+    const code = jiti.transform({ source: await readFile(file, 'utf8'), filename: file, ts: true });
+    const map = /sourceMappingURL=data:application\/json;(?:charset=utf-8;)?base64,([A-Za-z0-9+/=]+)/.exec(code)?.[1];
+    if (!map) return { line: place.line };
+    const entry = new SourceMap(JSON.parse(Buffer.from(map, 'base64').toString('utf8')) as ConstructorParameters<typeof SourceMap>[0]).findEntry(
+      place.line - 1,
+      (place.column ?? 1) - 1,
+    ) as { originalLine?: number; originalColumn?: number };
+    if (entry.originalLine !== place.line - 1 || entry.originalColumn === undefined) return { line: place.line };
+    return { line: place.line, column: entry.originalColumn + 1 };
+  } catch {
+    return { line: place.line };
+  }
+}
+
+/** Where jiti's parser finds the syntax error of a JavaScript file; null when it finds none. */
+async function javaScriptSyntaxPlace(file: string): Promise<Place | null> {
+  try {
+    const { createJiti } = await import('jiti');
+    const jiti = createJiti(import.meta.url, { fsCache: false, moduleCache: false });
+    const code = jiti.transform({ source: await readFile(file, 'utf8'), filename: file });
+    // jiti does not throw on a parse error: it returns code that would throw this object.
+    const failure = /__JITI_ERROR__\s*=\s*(\{.*\})/s.exec(code)?.[1];
+    if (!failure) return null;
+    const { line, column } = JSON.parse(failure) as { line?: number; column?: number };
+    return typeof line === 'number' && typeof column === 'number' ? { line, column: column + 1 } : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Babel says only "Unexpected token"; the character at the place says which. */
+async function withToken(file: string, place: Place, reason: string): Promise<string> {
+  if (reason !== 'Unexpected token' || place.column === undefined) return reason;
+  const text = await readFile(file, 'utf8').catch(() => '');
+  const char = text.split('\n')[place.line - 1]?.[place.column - 1];
+  return char && char.trim() !== '' ? `${reason} ${JSON.stringify(char)}` : reason;
+}
+
+function lineAndColumn(text: string, offset: number): Place {
+  const before = text.slice(0, offset);
+  const line = before.split('\n').length;
+  return { line, column: offset - before.lastIndexOf('\n') };
+}
+
+function firstLine(message: string): string {
+  return message.split('\n')[0]?.trim() ?? '';
+}
+
+/** A reason may quote a newline from the file ("Unexpected token '\n'"); it stays one line. */
+function oneLine(reason: string): string {
+  // eslint-disable-next-line no-control-regex
+  return reason.trim().replace(/[\u0000-\u001f]/g, (c) => JSON.stringify(c).slice(1, -1));
+}
