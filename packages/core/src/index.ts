@@ -80,3 +80,5 @@ export {
 } from './store/names.js';
 export { Monitor, type MonitorOptions, type MonitorReport } from './monitor.js';
 export { findExecutable } from './executable.js';
+export { listProcesses, processesInside, processTree, withAncestors, type ProcessEntry } from './process-table.js';
+export { stopProcesses, type StopTimings } from './process-stop.js';
