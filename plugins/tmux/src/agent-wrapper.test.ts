@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../test/tmux-sandbox.js';
-import { agentWrapperPath } from './wrapper-path.js';
+import { agentWrapperPath } from './dist-script-path.js';
 
 let dir: string;
 let cli: string;
