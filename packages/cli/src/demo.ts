@@ -137,7 +137,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     }
     const first = [...ids.keys()][0] as string;
     const firstTask = parseTaskFile(await readFile(paths.taskFile('sandbox', first), 'utf8'), first);
-    print(`\nWatch an agent live: tmux -L ${socket} attach -t '=sandbox/${firstTask.meta.branch}'  (detach: Ctrl-b d)\n`);
+    print(`\nWatch an agent live: tmux -L ${socket} attach -t '=sandbox/${firstTask.meta.id}'  (detach: Ctrl-b d)\n`);
 
     const seen = new Map<string, number>();
     const seenLog = new Map<string, number>();

@@ -29,7 +29,8 @@ interface WorkspaceRow {
   task: string | null;
 }
 
-const session = (meta: TaskMeta) => `${meta.project}/${meta.branch}`;
+// The tmux plugin names a task's session <project>/<task id>.
+const session = (meta: TaskMeta) => `${meta.project}/${meta.id}`;
 const types = (events: HistoryEvent[]) => events.map((e) => e.type);
 
 /** What a pass that found nothing to do reports. */
@@ -60,6 +61,8 @@ async function orphanedTask(box: CliSandbox, branch: string, cwd = box.repo): Pr
 /** SIGKILL to the worker's process group: its wrapper cannot report, only a monitor pass notices. */
 async function killWorkerSilently(box: CliSandbox, meta: TaskMeta): Promise<void> {
   const pane = await box.tmux('list-panes', '-t', `=${session(meta)}:=worker`, '-F', '#{pane_pid}');
+  // An empty answer would make this kill(0): SIGKILL to the test's own process group.
+  expect(pane.stdout.trim(), pane.stderr).toMatch(/^[1-9][0-9]*$/);
   process.kill(-Number(pane.stdout.trim()), 'SIGKILL');
   await box.waitFor('the worker window to close', async () => !(await box.windows()).includes(`${session(meta)}:worker`));
 }
@@ -252,19 +255,19 @@ describe('orange monitor --project', () => {
 
     const alpha = await box.json<MonitorReport>(['monitor', '--once', '--project', 'alpha']);
     expect(alpha.exits).toEqual([expect.objectContaining({ task: alphaDead.id, role: 'worker', decision: 'crash' })]);
-    expect(alpha.sessionsKilled).toEqual(['alpha/feature/orphan']);
+    expect(alpha.sessionsKilled).toEqual([session(alphaOrphan)]);
     // One pool file serves every project, so its gc must be scoped too, not only the task list.
     expect(alpha.workspacesFreed).toEqual([basename(alphaOrphan.workspace as string)]);
     expect(alpha.tasks).toBe(2);
 
     // beta is exactly as it was: its agent still counted as running, its orphans still there.
     expect((await box.task(betaDead.id, 'beta')).meta).toMatchObject({ status: 'planning', worker_spawn: betaDead.worker_spawn, crash_count: 0 });
-    expect(await sessions(box)).toContain('beta/feature/orphan');
+    expect(await sessions(box)).toContain(session(betaOrphan));
     expect(await holder(box, 'beta', betaOrphan.workspace as string)).toBe(betaOrphan.id);
 
     const beta = await box.json<MonitorReport>(['monitor', '--once', '--project', 'beta']);
     expect(beta.exits).toEqual([expect.objectContaining({ task: betaDead.id, role: 'worker', decision: 'crash' })]);
-    expect(beta.sessionsKilled).toEqual(['beta/feature/orphan']);
+    expect(beta.sessionsKilled).toEqual([session(betaOrphan)]);
     expect(beta.workspacesFreed).toEqual([basename(betaOrphan.workspace as string)]);
   });
 

@@ -20,7 +20,8 @@ interface TransitionJson {
   failedHooks: string[];
 }
 
-const session = (meta: TaskMeta) => `demo/${meta.branch}`;
+// The tmux plugin names a task's session <project>/<task id>.
+const session = (meta: TaskMeta) => `demo/${meta.id}`;
 const types = (events: HistoryEvent[]) => events.map((e) => e.type);
 
 describe('starting and inspecting agents', () => {
@@ -240,6 +241,8 @@ describe('agent exits', () => {
     const task = await box.startTask('feature/monitored');
     const pane = await box.tmux('list-panes', '-t', `=${session(task)}:=worker`, '-F', '#{pane_pid}');
     // SIGKILL to the wrapper's process group: no exit report, only the monitor can notice.
+    // An empty answer would make this kill(0): SIGKILL to the test's own process group.
+    expect(pane.stdout.trim(), pane.stderr).toMatch(/^[1-9][0-9]*$/);
     process.kill(-Number(pane.stdout.trim()), 'SIGKILL');
     await box.waitFor('the window to close', async () => !(await box.windows()).includes(`${session(task)}:worker`));
     const report = await box.json<{ tasks: number; agentsChecked: number; exits: Array<Record<string, string>>; sessionsKilled: string[]; workspacesFreed: string[]; pullRequests: unknown[] }>(

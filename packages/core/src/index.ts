@@ -84,3 +84,5 @@ export {
 export { Monitor, type MonitorOptions, type MonitorReport } from './monitor.js';
 export { findExecutable } from './executable.js';
 export { inlineText, blockText, oneLineSummary, terminalJson } from './terminal-text.js';
+export { listProcesses, processesInside, processTree, withAncestors, type ProcessEntry } from './process-table.js';
+export { stopProcesses, type StopTimings } from './process-stop.js';

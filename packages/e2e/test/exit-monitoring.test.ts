@@ -92,7 +92,7 @@ describe('exit monitoring', () => {
     const id = await box.createTask(['reviewed work'], '');
     const task = await box.waitForStatus(id, 'reviewing', 30_000);
     await box.waitFor('worker notified', async () => (await box!.agentLog(id)).includes('review passed'));
-    await box.tmux('kill-window', '-t', `=demo/${task.meta.branch}:worker`);
+    await box.tmux('kill-window', '-t', `=demo/${task.meta.id}:worker`);
     await box.waitFor('the exit to be handled', async () => (await box!.task(id)).meta.worker_spawn === null, 10_000);
     expect((await box.task(id)).meta).toMatchObject({ status: 'reviewing', crash_count: 0 });
   });
@@ -101,7 +101,7 @@ describe('exit monitoring', () => {
     box = await Sandbox.create();
     const id = await box.createTask(['killed from outside'], 'agent.pace: 60000\n');
     const task = await box.waitFor('the worker to start', async () => (await box!.task(id)).meta.worker_spawn !== null, 15_000).then(() => box!.task(id));
-    await killWithoutReport(box, `demo/${task.meta.branch}`, 'worker');
+    await killWithoutReport(box, `demo/${task.meta.id}`, 'worker');
     expect((await box.task(id)).meta.worker_spawn).not.toBeNull();
     const [a, b] = await Promise.all([box.orange(['monitor', '--once']), box.orange(['monitor', '--once'])]);
     expect([a.code, b.code]).toEqual([0, 0]);
@@ -119,7 +119,7 @@ describe('exit monitoring', () => {
     const stopped = await monitor;
     expect(stopped.exitCode).toBe(0);
     const task = await box.task(id);
-    await killWithoutReport(box, `demo/${task.meta.branch}`, 'worker');
+    await killWithoutReport(box, `demo/${task.meta.id}`, 'worker');
     // A pass in progress finishes before the monitor stops; on a loaded machine that can outlast
     // execa's default 5 s before it force-kills, so give it longer.
     const again = execa(process.execPath, [(await import('./sandbox.js')).CLI, 'monitor'], { env: box.env, extendEnv: false, cwd: box.repo, reject: false, forceKillAfterDelay: 30_000 });

@@ -54,7 +54,7 @@ async function addLeavingHarness(b: Sandbox): Promise<void> {
 
 async function workerPane(b: Sandbox, id: string): Promise<string> {
   const task = await b.task(id);
-  const pane = await b.tmux('capture-pane', '-p', '-J', '-S', '-', '-t', `=demo/${task.meta.branch}:worker`);
+  const pane = await b.tmux('capture-pane', '-p', '-J', '-S', '-', '-t', `=demo/${task.meta.id}:worker`);
   return pane.stdout;
 }
 
@@ -109,7 +109,7 @@ describe('exit rules driven by the exit report alone', () => {
     expect(await events(box, id, 'agent.crashed')).toMatchObject([{ role: 'worker', status: 'working', crash_count: 1 }]);
     // The report has finished: no worker was started and none is running.
     expect(await workerSpawns(box, id)).toHaveLength(1);
-    expect(await box.windows()).not.toContain(`demo/${crashed.meta.branch}:worker`);
+    expect(await box.windows()).not.toContain(`demo/${crashed.meta.id}:worker`);
 
     const respawn = await box.orange(['task', 'respawn', id]);
     expect(respawn.stderr).toBe('');

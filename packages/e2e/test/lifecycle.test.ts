@@ -17,7 +17,7 @@ describe('task lifecycles with real tmux, worktrees and scripted agents', () => 
     const id = await box.createTask(['add a greeting'], 'agent.reviews: PASS\n');
     const next = await box.createTask(['--no-spawn', 'second task']);
     const first = await box.task(id);
-    const session = `demo/${first.meta.branch}`;
+    const session = `demo/${first.meta.id}`;
     // The scripted agent may already have moved on; the ledger says where the task started.
     expect((await statuses(box, id))[0]).toBe('planning');
 
@@ -29,7 +29,8 @@ describe('task lifecycles with real tmux, worktrees and scripted agents', () => 
     const reviewing = await box.waitForStatus(id, 'reviewing');
     expect(reviewing.meta.review_round).toBe(1);
     await box.waitFor('worker notified of the verdict', async () => (await box!.agentLog(id)).includes('notified:'));
-    expect(await box.windows()).not.toContain(`${session}:review-1`);
+    // The reviewer's window is killed once its own `orange task update` call has exited.
+    await box.waitFor('the reviewer window to go', async () => !(await box!.windows()).includes(`${session}:review-1`), 10_000);
 
     // A human pushed the branch for others to see; done must delete it again.
     const workspace = reviewing.meta.workspace as string;
@@ -80,7 +81,7 @@ describe('task lifecycles with real tmux, worktrees and scripted agents', () => 
     const cancelled = await box.orange(['task', 'cancel', id, '--yes']);
     expect(cancelled.stderr).toBe('');
     expect((await box.task(id)).meta.status).toBe('cancelled');
-    expect((await box.windows()).some((w) => w.startsWith(`demo/${working.meta.branch}:`))).toBe(false);
+    expect((await box.windows()).some((w) => w.startsWith(`demo/${working.meta.id}:`))).toBe(false);
     expect((await box.task(id)).meta.workspace).toBeNull();
   });
 
@@ -103,7 +104,7 @@ describe('task lifecycles with real tmux, worktrees and scripted agents', () => 
     await box.git(box.repo, 'push', '-q', 'origin', 'feature/existing');
     await box.git(box.repo, 'checkout', '-q', 'main');
     const id = await box.createTask(['feature/existing', 'review the existing branch', '--status', 'agent-review'], 'agent.reviews: FAIL,PASS\n');
-    const session = 'demo/feature/existing';
+    const session = `demo/${id}`;
     await box.waitFor('the reviewer window', async () => (await box!.windows()).includes(`${session}:review-1`));
     expect(await box.windows()).not.toContain(`${session}:worker`);
     const task = await box.waitForStatus(id, 'reviewing', 60_000);

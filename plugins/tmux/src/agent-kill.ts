@@ -1,42 +1,71 @@
+import { spawn } from 'node:child_process';
 import type { ActionContext } from '@orange/core';
 import { callerLocation } from './caller-location.js';
 import { sessionTarget, taskSession, windowName, windowTarget } from './session-name.js';
+import { killVerified, type KillTimings } from './tmux-kill.js';
 import type { TmuxClient } from './tmux-client.js';
+import { reaperArgv } from './window-reaper-argv.js';
+
+/** What the kill actions need besides the action context. */
+export interface KillSetup {
+  readonly client: TmuxClient;
+  /** The built window reaper (`dist/window-reaper.js`), for kills of the caller's own window. */
+  readonly reaperPath: string;
+  readonly timings?: KillTimings;
+  /** The process a handed-off kill waits for: this `orange` call (tests name another). */
+  readonly callerPid?: number;
+}
 
 /**
- * Kills the task's whole session. The spawn ids are cleared first so the killed agents' exit
- * reports find nothing to act on; the kill waits until the transition is done when the calling
- * process itself runs in that session.
+ * Kills the task's whole session and waits until every agent process in it is gone. The spawn ids
+ * are cleared first so the killed agents' exit reports find nothing to act on. When the calling
+ * process itself runs in that session, the kill is handed to the window reaper instead.
  */
-export async function killTaskSession(ctx: ActionContext, client: TmuxClient): Promise<void> {
+export async function killTaskSession(ctx: ActionContext, setup: KillSetup): Promise<void> {
+  const { client } = setup;
   const meta = ctx.task.meta;
   if (meta.worker_spawn !== null || meta.reviewer_spawn !== null) await ctx.update({ worker_spawn: null, reviewer_spawn: null });
   const session = taskSession(meta);
   const caller = await callerLocation(client);
   if (caller?.session !== session) {
-    await client.killIfPresent(['kill-session', '-t', sessionTarget(session)]);
+    await killVerified(client, 'session', sessionTarget(session), setup.timings);
     return;
   }
-  // The caller runs in this session, so the kill waits until the transition is done. Later
-  // actions of the same transition may start agents here (classic: kill_session, then
+  // Later actions of the same transition may start agents here (classic: kill_session, then
   // spawn_reviewer); only the windows that exist now are killed, by their unique ids.
   const listed = await client.attempt(['list-windows', '-t', sessionTarget(session), '-F', '#{window_id}']);
   const windows = listed.ok ? listed.stdout.split('\n').filter((id) => id.startsWith('@')) : [];
-  ctx.defer(async () => {
-    for (const id of windows) await client.killIfPresent(['kill-window', '-t', id]);
-  });
+  handOffKill(ctx, setup, windows);
 }
 
-/** Kills the current round's reviewer window only; the worker keeps running. */
-export async function killReviewerWindow(ctx: ActionContext, client: TmuxClient): Promise<void> {
+/** Kills the current round's reviewer window only, and waits until its agent is gone; the worker keeps running. */
+export async function killReviewerWindow(ctx: ActionContext, setup: KillSetup): Promise<void> {
+  const { client } = setup;
   const meta = ctx.task.meta;
   if (meta.reviewer_spawn !== null) await ctx.update({ reviewer_spawn: null });
   const session = taskSession(meta);
   const window = windowName(meta, 'reviewer');
-  const kill = async () => {
-    await client.killIfPresent(['kill-window', '-t', windowTarget(session, window)]);
-  };
   const caller = await callerLocation(client);
-  if (caller?.session === session && caller.window === window) ctx.defer(kill);
-  else await kill();
+  if (caller?.session !== session || caller.window !== window) {
+    await killVerified(client, 'window', windowTarget(session, window), setup.timings);
+    return;
+  }
+  const id = await client.attempt(['display-message', '-p', '-t', windowTarget(session, window), '#{window_id}']);
+  handOffKill(ctx, setup, id.ok ? [id.stdout.trim()] : []);
+}
+
+/**
+ * Kills the caller's own windows from a detached process that first waits for the caller to
+ * exit: killed from inside, tmux would close the caller's terminal while it is still writing its
+ * result (Node then dies with an assertion dump). Its cwd is `/` so it never holds a worktree.
+ */
+function handOffKill(ctx: ActionContext, setup: KillSetup, windows: readonly string[]): void {
+  if (windows.length === 0) return;
+  const { client } = setup;
+  const after = setup.callerPid ?? process.pid;
+  const argv = reaperArgv({ tmux: client.bin, socket: client.socketName, after, log: ctx.orange.paths.logFile, windows });
+  const reaper = spawn(process.execPath, [setup.reaperPath, ...argv], { detached: true, stdio: 'ignore', cwd: '/' });
+  reaper.on('error', (error) => ctx.log.error('window reaper did not start', { windows, error: error.message }));
+  reaper.unref();
+  ctx.log.info('own windows handed to the window reaper', { task: ctx.task.meta.id, windows, caller: after, reaper: reaper.pid });
 }

@@ -4,6 +4,7 @@ import { agentEnv } from './agent-env.js';
 import { ensureOrangeShim } from './orange-shim.js';
 import { sessionName, sessionTarget, windowName, windowTarget } from './session-name.js';
 import { escapeTmuxFormat, type TmuxClient } from './tmux-client.js';
+import { killVerified } from './tmux-kill.js';
 
 /** Bytes of agent argv + environment above which they travel in a spec file (tmux's limit is ~16 KB). */
 const INLINE_COMMAND_LIMIT = 12 * 1024;
@@ -53,7 +54,7 @@ export async function spawnAgent(ctx: ActionContext, role: AgentRole, setup: Spa
       return { spawnId: null, session, window };
     }
     // Two windows of one name would make every exact target ambiguous.
-    await client.killIfPresent(['kill-window', '-t', windowTarget(session, window)]);
+    await killVerified(client, 'window', windowTarget(session, window));
   }
   // Killing a session's last window ends the session.
   const sessionAlive = windows.some((w) => w.session === session && w !== existing);

@@ -1,10 +1,11 @@
 import { mkdtemp, readFile, rm, writeFile, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { listProcesses } from '@orange/core';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../test/tmux-sandbox.js';
-import { agentWrapperPath } from './wrapper-path.js';
+import { agentWrapperPath } from './dist-script-path.js';
 
 let dir: string;
 let cli: string;
@@ -38,7 +39,8 @@ describe('agent wrapper', () => {
 
   it('forwards SIGTERM to the agent and reports 128 + signal when it dies of it', async () => {
     const child = execa(process.execPath, [agentWrapperPath(), '--cli', cli, ...ids.slice(0, -1), 'SIGTERM0001', '--', 'sleep', '30'], { reject: false });
-    await new Promise((r) => setTimeout(r, 300));
+    // The signal must arrive once the wrapper runs the agent (its handlers are set by then).
+    await eventually(async () => (await listProcesses()).some((p) => p.ppid === child.pid));
     child.kill('SIGTERM');
     const result = await child;
     expect(result.exitCode).toBe(143);

@@ -4,15 +4,18 @@ import type { AgentRole, TaskMeta } from '@orange/core';
 export const WORKER_WINDOW = 'worker';
 
 /**
- * The tmux session for a task: `<project>/<branch>`. tmux refuses `.` and `:` in session names
- * (they separate window and pane in targets), so both become `_`.
+ * The tmux session for a task: `<project>/<task id>`. Built only from characters tmux takes
+ * literally everywhere: a branch name (which git lets contain `$`, `;`, `#`, quotes, `%`, `{}`)
+ * would be escaped by tmux when stored (`feat$x` becomes `feat\$x`) or split as a command
+ * (`fix;`), so targeting it could miss. Task ids are `[0-9A-Za-z]`; project names add `.`, `_`
+ * and `-`, and tmux refuses `.` (and `:`) in session names, so those become `_`.
  */
-export function sessionName(task: Pick<TaskMeta, 'project' | 'branch'>): string {
-  return `${task.project}/${task.branch}`.replace(/[.:]/g, '_');
+export function sessionName(task: Pick<TaskMeta, 'project' | 'id'>): string {
+  return `${task.project}/${task.id}`.replace(/[.:]/g, '_');
 }
 
-/** The session a task's agents live in now: the recorded one (survives a branch rename), else the computed one. */
-export function taskSession(task: Pick<TaskMeta, 'project' | 'branch' | 'tmux_session'>): string {
+/** The session a task's agents live in now: the recorded one (kept from spawn time), else the computed one. */
+export function taskSession(task: Pick<TaskMeta, 'project' | 'id' | 'tmux_session'>): string {
   return task.tmux_session ?? sessionName(task);
 }
 

@@ -1,6 +1,7 @@
 import { OrangeError, type AgentRole, type Runtime, type RuntimeSnapshot, type TaskMeta } from '@orange/core';
 import { sessionTarget, taskSession, windowName, windowTarget } from './session-name.js';
 import type { TmuxClient } from './tmux-client.js';
+import { killVerified } from './tmux-kill.js';
 
 /** The tmux arguments (after any `-L`) that hand the terminal to `target`. */
 export function attachArgs(target: string, insideTmux: boolean): string[] {
@@ -53,8 +54,8 @@ export class TmuxRuntime implements Runtime {
     return taskSession(task);
   }
 
-  /** Kills a session by exact name; a missing one is fine. */
+  /** Kills a session by exact name and waits until its processes are gone; a missing one is fine. */
   async killSession(name: string): Promise<void> {
-    await this.client.killIfPresent(['kill-session', '-t', sessionTarget(name)]);
+    await killVerified(this.client, 'session', sessionTarget(name));
   }
 }

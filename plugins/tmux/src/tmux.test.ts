@@ -1,11 +1,15 @@
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile, stat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { OrangeError } from '@orange/core';
+import { listProcesses, OrangeError, processTree } from '@orange/core';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, otherActions, readEnvDump, tmuxSandbox, type TmuxSandbox } from '../test/tmux-sandbox.js';
+import { killTaskSession } from './agent-kill.js';
+import { windowReaperPath } from './dist-script-path.js';
 import { sessionName } from './session-name.js';
+import { panePids } from './tmux-kill.js';
 import { TmuxClient } from './tmux-client.js';
 import { tmux } from './tmux.js';
 
@@ -23,10 +27,10 @@ afterAll(async () => {
 });
 
 describe('spawn_agent', () => {
-  it('starts the worker in session <project>/<branch>, window worker, in the workspace, with the agent env', async () => {
+  it('starts the worker in session <project>/<task id>, window worker, in the workspace, with the agent env', async () => {
     const task = await box.newTask({ branch: 'feat/env.check' });
     const after = await box.read(task);
-    const session = 'demo/feat/env_check';
+    const session = `demo/${task.meta.id}`;
     expect(after.meta.status).toBe('planning');
     expect(after.meta.tmux_session).toBe(session);
     expect(after.meta.worker_spawn).toMatch(/^[0-9A-Za-z]{10}$/);
@@ -84,7 +88,7 @@ describe('spawn_agent', () => {
     await box.runAction(task, 'spawn_agent');
     const after = await box.read(task);
     expect(after.meta.worker_spawn).toBe(before.meta.worker_spawn);
-    expect((await box.windows()).filter((w) => w.startsWith('demo/idem:'))).toEqual(['demo/idem:worker']);
+    expect((await box.windows()).filter((w) => w.startsWith(`demo/${task.meta.id}:`))).toEqual([`demo/${task.meta.id}:worker`]);
   });
 
   it('refuses to start an agent for a task without a workspace, with a clear error', async () => {
@@ -93,7 +97,7 @@ describe('spawn_agent', () => {
     expect(error).toBeInstanceOf(OrangeError);
     expect((error as OrangeError).code).toBe('E_RUNTIME');
     expect((error as OrangeError).message).toMatch(/has no workspace/);
-    expect(await box.windows()).not.toContain('demo/no-ws:worker');
+    expect(await box.windows()).not.toContain(`demo/${task.meta.id}:worker`);
   });
 
   it('passes a prompt too long for a tmux command line through a spec file', async () => {
@@ -113,7 +117,7 @@ describe('spawn_agent', () => {
 describe('reviewer windows and notifications', () => {
   it('runs the reviewer in window review-1 beside the live worker, then kill_reviewer leaves the worker running', async () => {
     const task = await box.newTask({ branch: 'review-flow' });
-    const session = 'demo/review-flow';
+    const session = `demo/${task.meta.id}`;
     await box.writeSection(task, 'Plan', 'APPROACH: do it');
     await box.orange.engine.transition({ project: 'demo', id: task.meta.id }, 'working');
     await box.writeSection(task, 'Handoff', 'DONE: did it');
@@ -144,7 +148,7 @@ describe('reviewer windows and notifications', () => {
     box.setAgent(() => ['sh', '-c', 'cat > "$ORANGE_HOME/typed.txt"']);
     try {
       const task = await box.newTask({ branch: 'literal' });
-      const session = 'demo/literal';
+      const session = `demo/${task.meta.id}`;
       await eventually(async () => (await box.windows()).includes(`${session}:worker`));
       const client = new TmuxClient('tmux', box.socket);
       const text = `$HOME; touch ${box.home}/pwned "quotes" 'single' \`id\` C-c Enter #{session_name} \\ end;`;
@@ -162,7 +166,7 @@ describe('reviewer windows and notifications', () => {
     box.setAgent(() => ['sh', '-c', 'cat > "$ORANGE_HOME/notice-$ORANGE_TASK_ID.txt"']);
     try {
       const task = await box.newTask({ branch: 'fail-notice' });
-      await eventually(async () => (await box.windows()).includes('demo/fail-notice:worker'));
+      await eventually(async () => (await box.windows()).includes(`demo/${task.meta.id}:worker`));
       await box.runAction(task, 'notify_worker', { from: 'agent-review', to: 'working' });
       const typed = await eventually(() => readFile(join(box.home, `notice-${task.meta.id}.txt`), 'utf8').then((t) => (t.endsWith('\n') ? t : null)));
       expect(typed).toMatch(/^\[orange\] Review round 0 FAILED\. Read ## Review .*orange task update --status agent-review\n$/);
@@ -173,7 +177,7 @@ describe('reviewer windows and notifications', () => {
 
   it('starts a worker on demand when notify_worker finds none (task created at agent-review)', async () => {
     const task = await box.newTask({ branch: 'on-demand', status: 'agent-review' });
-    const session = 'demo/on-demand';
+    const session = `demo/${task.meta.id}`;
     const created = await box.read(task);
     expect(created.meta.worker_spawn).toBeNull();
     expect((await box.windows()).filter((w) => w.startsWith(`${session}:`))).toEqual([`${session}:review-1`]);
@@ -193,49 +197,73 @@ describe('reviewer windows and notifications', () => {
 });
 
 describe('kill_session', () => {
-  it('clears the spawn ids and kills the session, leaving a session whose name extends it alone', async () => {
-    const longer = await box.newTask({ branch: 'cancel-me2' });
+  it('clears the spawn ids and kills the session, leaving other tasks’ sessions alone', async () => {
+    const other = await box.newTask({ branch: 'cancel-me2' });
     const task = await box.newTask({ branch: 'cancel-me' });
     await box.orange.engine.transition({ project: 'demo', id: task.meta.id }, 'cancelled');
     const after = await box.read(task);
     expect(after.meta.worker_spawn).toBeNull();
     expect(after.meta.reviewer_spawn).toBeNull();
     const windows = await box.windows();
-    expect(windows).not.toContain('demo/cancel-me:worker');
-    expect(windows).toContain('demo/cancel-me2:worker');
-    // Killing it again (or a task whose session never existed) is fine, and never hits the longer name.
+    expect(windows).not.toContain(`demo/${task.meta.id}:worker`);
+    expect(windows).toContain(`demo/${other.meta.id}:worker`);
+    // Killing it again (or a task whose session never existed) is fine.
     await box.runAction(after, 'kill_session');
-    expect(await box.windows()).toContain('demo/cancel-me2:worker');
-    expect((await box.read(longer)).meta.worker_spawn).not.toBeNull();
+    expect(await box.windows()).toContain(`demo/${other.meta.id}:worker`);
+    expect((await box.read(other)).meta.worker_spawn).not.toBeNull();
   });
 
   it('kill_reviewer of a round with no window does not touch review-10', async () => {
     const task = await box.newTask({ branch: 'rounds' });
     const ws = (await box.read(task)).meta.workspace!;
-    await box.tmux('new-window', '-d', '-t', '=demo/rounds:', '-n', 'review-10', '-c', ws, 'sleep', '30');
+    await box.tmux('new-window', '-d', '-t', `=demo/${task.meta.id}:`, '-n', 'review-10', '-c', ws, 'sleep', '30');
     await box.orange.store.patch('demo', task.meta.id, { review_round: 1 });
     await box.runAction(task, 'kill_reviewer');
-    expect(await box.windows()).toContain('demo/rounds:review-10');
+    expect(await box.windows()).toContain(`demo/${task.meta.id}:review-10`);
   });
 
-  it('defers the kill when the calling process runs inside the session being killed', async () => {
+  it('hands the kill of the caller’s own session to a detached reaper that waits for the caller to exit', async () => {
     const task = await box.newTask({ branch: 'self-kill' });
-    const session = 'demo/self-kill';
+    const session = `demo/${task.meta.id}`;
+    const agents = await panePids(new TmuxClient('tmux', box.socket), 'session', `=${session}`);
+    const caller = spawn('sleep', ['1']);
+    const callerGone = new Promise((resolve) => caller.on('exit', resolve));
+    box.orange.hooks.actions.for('test_self_kill').tapPromise('test', (ctx) =>
+      killTaskSession(ctx, { client: new TmuxClient('tmux', box.socket), reaperPath: windowReaperPath(), callerPid: caller.pid! }),
+    );
     const [pane, socketPath] = (await box.tmux('display-message', '-p', '-t', `=${session}:=worker`, '#{pane_id}\t#{socket_path}')).split('\t');
     process.env.TMUX = `${socketPath},1,0`;
     process.env.TMUX_PANE = pane;
-    let deferred: Array<() => Promise<void>>;
     try {
-      deferred = await box.runAction(task, 'kill_session');
+      await box.runAction(task, 'test_self_kill');
     } finally {
       delete process.env.TMUX;
       delete process.env.TMUX_PANE;
     }
     expect((await box.read(task)).meta.worker_spawn).toBeNull();
+    // The caller is still running: its window must still be there.
     expect(await box.windows()).toContain(`${session}:worker`);
-    expect(deferred).toHaveLength(1);
-    await deferred[0]!();
-    expect(await box.windows()).not.toContain(`${session}:worker`);
+    await callerGone;
+    await eventually(async () => !(await box.windows()).includes(`${session}:worker`), 8_000);
+    await eventually(async () => processTree(await listProcesses(), agents).every((p) => p.zombie), 5_000);
+    await eventually(async () => (await readFile(join(box.home, 'orange.log'), 'utf8')).includes('own window killed after the caller exited'));
+  });
+
+  it('kills an agent that ignores SIGHUP and SIGTERM before cancel completes', async () => {
+    box.setAgent(() => ['sh', '-c', "trap '' HUP TERM; sleep 1000 & wait; sleep 1000"]);
+    try {
+      const task = await box.newTask({ branch: 'stubborn' });
+      const session = `demo/${task.meta.id}`;
+      const client = new TmuxClient('tmux', box.socket);
+      const agents = await panePids(client, 'session', `=${session}`);
+      await eventually(async () => processTree(await listProcesses(), agents).length >= 3);
+      const result = await box.orange.engine.transition({ project: 'demo', id: task.meta.id }, 'cancelled');
+      expect(result.failedHooks).toEqual([]);
+      expect(await box.windows()).not.toContain(`${session}:worker`);
+      expect(processTree(await listProcesses(), agents).filter((p) => !p.zombie)).toEqual([]);
+    } finally {
+      box.setAgent(() => ['sh', '-c', DUMP, 'sh', 'ends with;', '#{session_name}']);
+    }
   });
 });
 
@@ -252,11 +280,11 @@ describe('runtime slot', () => {
     const snapshot = await runtime.snapshot();
     expect(snapshot.isAlive(meta, 'worker')).toBe(true);
     expect(snapshot.isAlive(meta, 'reviewer')).toBe(false);
-    expect(snapshot.isAlive({ ...meta, branch: 'snap2', tmux_session: null }, 'worker')).toBe(false);
-    expect(snapshot.sessions).toContain('demo/snap');
+    expect(snapshot.isAlive({ ...meta, id: 'V1StGXR8Z5jdHi6BmyT4a', tmux_session: null }, 'worker')).toBe(false);
+    expect(snapshot.sessions).toContain(`demo/${task.meta.id}`);
     expect(snapshot.processes).toBe(1);
     expect((await readFile(counter, 'utf8')).trim().split('\n')).toHaveLength(1);
-    expect(runtime.sessionName(meta)).toBe('demo/snap');
+    expect(runtime.sessionName(meta)).toBe(`demo/${task.meta.id}`);
   });
 
   it('reports nothing alive when no tmux server is running', async () => {
@@ -277,23 +305,25 @@ describe('runtime slot', () => {
     } finally {
       box.setAgent(() => ['sh', '-c', DUMP, 'sh', 'ends with;', '#{session_name}']);
     }
-    await box.tmux('set-option', '-w', '-t', '=demo/remain:=worker', 'remain-on-exit', 'on');
-    await eventually(async () => (await box.tmux('display-message', '-p', '-t', '=demo/remain:=worker', '#{pane_dead}')) === '1');
+    const session = `demo/${task.meta.id}`;
+    await box.tmux('set-option', '-w', '-t', `=${session}:=worker`, 'remain-on-exit', 'on');
+    await eventually(async () => (await box.tmux('display-message', '-p', '-t', `=${session}:=worker`, '#{pane_dead}')) === '1');
     const meta = (await box.read(task)).meta;
     expect((await box.orange.slot('runtime').snapshot()).isAlive(meta, 'worker')).toBe(false);
     await box.runAction(task, 'spawn_agent', { cause: 'respawn' });
     const after = (await box.read(task)).meta;
     expect(after.worker_spawn).not.toBe(meta.worker_spawn);
-    expect((await box.windows()).filter((w) => w.startsWith('demo/remain:'))).toEqual(['demo/remain:worker']);
+    expect((await box.windows()).filter((w) => w.startsWith(`${session}:`))).toEqual([`${session}:worker`]);
     expect((await box.orange.slot('runtime').snapshot()).isAlive(after, 'worker')).toBe(true);
   });
 
   it('kills a session by exact name only', async () => {
-    await box.newTask({ branch: 'exact-b' });
-    await box.orange.slot('runtime').killSession('demo/exact');
-    expect(await box.windows()).toContain('demo/exact-b:worker');
-    await box.orange.slot('runtime').killSession('demo/exact-b');
-    expect(await box.windows()).not.toContain('demo/exact-b:worker');
+    const task = await box.newTask({ branch: 'exact-b' });
+    const session = `demo/${task.meta.id}`;
+    await box.orange.slot('runtime').killSession(session.slice(0, -1));
+    expect(await box.windows()).toContain(`${session}:worker`);
+    await box.orange.slot('runtime').killSession(session);
+    expect(await box.windows()).not.toContain(`${session}:worker`);
   });
 });
 
@@ -310,7 +340,7 @@ describe('exit reports', () => {
       expect(report.argv).toEqual(['agent', 'exited', '--project', 'demo', '--task', task.meta.id, '--role', 'worker', '--spawn', spawn, '--code', '3']);
       const exitedAt = Number(await readFile(join(box.home, 'exited-at.txt'), 'utf8'));
       expect(report.at - exitedAt).toBeLessThan(1_000);
-      await eventually(async () => !(await box.windows()).includes('demo/exit-report:worker'));
+      await eventually(async () => !(await box.windows()).includes(`demo/${task.meta.id}:worker`));
     } finally {
       box.setAgent(() => ['sh', '-c', DUMP, 'sh', 'ends with;', '#{session_name}']);
     }
@@ -319,6 +349,6 @@ describe('exit reports', () => {
 
 describe('sessionName', () => {
   it('agrees with the name the spawned session got', () => {
-    expect(sessionName({ project: 'demo', branch: 'feat/env.check' })).toBe('demo/feat/env_check');
+    expect(sessionName({ project: 'demo', id: 'V1StGXR8Z5jdHi6BmyT4a' })).toBe('demo/V1StGXR8Z5jdHi6BmyT4a');
   });
 });

@@ -1,12 +1,12 @@
 import { definePlugin, type ActionContext, type OrangePlugin } from '@orange/core';
-import { killReviewerWindow, killTaskSession } from './agent-kill.js';
+import { killReviewerWindow, killTaskSession, type KillSetup } from './agent-kill.js';
 import { spawnAgent, type SpawnSetup } from './agent-spawn.js';
 import { parseTmuxOptions, type TmuxOptionsInput } from './options.js';
 import { taskSession, WORKER_WINDOW, windowTarget } from './session-name.js';
 import { TmuxClient } from './tmux-client.js';
 import { TmuxRuntime } from './tmux-runtime.js';
 import { workerNotice } from './worker-notice.js';
-import { agentWrapperPath } from './wrapper-path.js';
+import { agentWrapperPath, windowReaperPath } from './dist-script-path.js';
 
 const PLUGIN = 'tmux';
 
@@ -21,6 +21,7 @@ export function tmux(options: TmuxOptionsInput = {}): OrangePlugin {
     apply(orange) {
       const client = new TmuxClient(settings.tmuxBin, settings.socketName);
       const setup: SpawnSetup = { client, socketName: settings.socketName, wrapperPath: agentWrapperPath() };
+      const kills: KillSetup = { client, reaperPath: windowReaperPath() };
       const action = (name: string, fn: (ctx: ActionContext) => Promise<void>) => orange.hooks.actions.for(name).tapPromise(PLUGIN, fn);
 
       action('spawn_agent', async (ctx) => {
@@ -29,8 +30,8 @@ export function tmux(options: TmuxOptionsInput = {}): OrangePlugin {
       action('spawn_reviewer', async (ctx) => {
         await spawnAgent(ctx, 'reviewer', setup, ctx.cause === 'respawn');
       });
-      action('kill_session', (ctx) => killTaskSession(ctx, client));
-      action('kill_reviewer', (ctx) => killReviewerWindow(ctx, client));
+      action('kill_session', (ctx) => killTaskSession(ctx, kills));
+      action('kill_reviewer', (ctx) => killReviewerWindow(ctx, kills));
       action('notify_worker', async (ctx) => {
         const meta = ctx.task.meta;
         const session = taskSession(meta);

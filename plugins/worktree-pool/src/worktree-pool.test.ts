@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { lstat, mkdir, readFile, readlink, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { TransitionRefused, type Orange, type Task } from '@orange/core';
+import { listProcesses, processesInside, TransitionRefused, type Orange, type Task } from '@orange/core';
+import { execa } from 'execa';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { commitFile, git, gitMaybe, poolSandbox, setGitIdentity, type PoolSandbox } from '../test/git-sandbox.js';
 import { worktreePool } from './index.js';
@@ -30,6 +31,41 @@ async function poolFile(s: PoolSandbox): Promise<{ workspaces: { name: string; t
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function waitUntil(check: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await sleep(25);
+  }
+}
+
+async function running(pid: number): Promise<boolean> {
+  return (await listProcesses()).some((p) => p.pid === pid && !p.zombie);
+}
+
+/** What an agent's `setsid sleep 1000 &` leaves behind: a process in its own session, working in `dir`. */
+async function leaveProcess(dir: string): Promise<number> {
+  await execa('sh', ['-c', 'setsid sleep 1000 > /dev/null 2>&1 &'], { cwd: dir });
+  let pid = 0;
+  await waitUntil(async () => {
+    pid = (await processesInside([dir]))?.get(dir)?.[0]?.pid ?? 0;
+    return pid > 0;
+  });
+  leftovers.push(pid);
+  return pid;
+}
+
+const leftovers: number[] = [];
+afterEach(() => {
+  for (const pid of leftovers.splice(0)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already stopped
+    }
+  }
+});
 
 describe('worktree-pool options', () => {
   it('refuses a remote that git would read as an option, naming the plugin and field', () => {
@@ -102,6 +138,23 @@ describe('acquire_workspace', () => {
     await expect(s.orange.engine.spawn({ project: 'demo', id: third.task.meta.id })).rejects.toThrow(/pending → planning refused: workspace pool for project demo is exhausted \(2 of 2 in use\)/);
     expect((await poolFile(s)).workspaces.map((w) => w.task)).not.toContain(third.task.meta.id);
     expect(s.calls.filter((c) => c.endsWith(third.task.meta.id))).toEqual([]);
+  });
+
+  it('never hands out a free worktree a process still runs in; the next task waits until it is gone', async () => {
+    const s = await sandbox({ poolSize: 1 });
+    const first = await start(s.orange);
+    const wt = first.meta.workspace as string;
+    await s.orange.engine.transition({ project: 'demo', id: first.meta.id }, 'cancelled');
+    // Started after the release (e.g. by the agent shell that cancelled its own task).
+    const left = await leaveProcess(wt);
+    const next = await s.orange.engine.createTask({ project: 'demo', summary: 'next' });
+    expect(next.spawned).toBe(false);
+    expect(next.queuedReason).toBe('workspace pool for project demo is exhausted (0 of 1 in use, 1 more with processes still running in them); the task stays pending');
+    expect(existsSync(s.orange.paths.workspaceDir('demo', 2))).toBe(false);
+    process.kill(left, 'SIGKILL');
+    await waitUntil(async () => !(await running(left)));
+    const started = await s.orange.engine.spawn({ project: 'demo', id: next.task.meta.id });
+    expect(started.task.meta.workspace).toBe(wt);
   });
 
   it('reuses an existing local branch with its commits', async () => {
@@ -208,6 +261,18 @@ describe('release_workspace', () => {
     const next = await start(s.orange);
     expect(next.meta.workspace).toBe(wt);
     expect(await git(wt, 'symbolic-ref', '--short', 'HEAD')).toBe(next.meta.branch);
+  });
+
+  it('stops a process an agent left running in the worktree, then frees it', async () => {
+    const s = await sandbox();
+    const task = await start(s.orange);
+    const wt = task.meta.workspace as string;
+    const left = await leaveProcess(wt);
+    const result = await s.orange.engine.transition({ project: 'demo', id: task.meta.id }, 'cancelled');
+    expect(result.failedHooks).toEqual([]);
+    expect(await running(left)).toBe(false);
+    expect((await processesInside([wt]))?.get(wt)).toEqual([]);
+    expect((await poolFile(s)).workspaces[0]?.task).toBeNull();
   });
 
   it('does nothing for a task that never had a workspace', async () => {

@@ -3,6 +3,10 @@ import {
   OrangeError,
   TransitionRefused,
   isOrangeError,
+  listProcesses,
+  processesInside,
+  stopProcesses,
+  withAncestors,
   type ActionContext,
   type GcResult,
   type Logger,
@@ -83,8 +87,9 @@ export class WorktreePool implements WorkspaceProvider {
   }
 
   /**
-   * `release_workspace`: refuses a worktree with uncommitted changes; otherwise resets it to the
-   * base, unlinks TASK.md and frees it. Never starts another task (that is `spawn_next`).
+   * `release_workspace`: stops whatever still runs inside the worktree (an agent's background
+   * process), refuses a worktree with uncommitted changes; otherwise resets it to the base,
+   * unlinks TASK.md and frees it. Never starts another task (that is `spawn_next`).
    */
   async release(ctx: ActionContext): Promise<void> {
     const meta = ctx.task.meta;
@@ -101,6 +106,7 @@ export class WorktreePool implements WorkspaceProvider {
     const path = entry.path;
     const project = (await this.orange.projects.list()).find((p) => p.name === meta.project);
     if (project && existsSync(path)) {
+      await this.stopProcessesInside(entry, meta.id);
       const repo = this.repo(project);
       const changed = await repo.changedFiles(path);
       if (changed.length > 0) {
@@ -284,6 +290,12 @@ export class WorktreePool implements WorkspaceProvider {
       if (changed.length > 0) {
         this.log.warn('gc discarding uncommitted changes', { workspace: entry.name, task: taskId, reason, files: changed });
       }
+      try {
+        await this.stopProcessesInside(entry, taskId);
+      } catch (error) {
+        this.log.warn('gc left a worktree bound: processes still running in it', { workspace: entry.name, task: taskId, error: String(error) });
+        return false;
+      }
       await repo.fetch();
       await repo.reset(entry.path);
     }
@@ -309,7 +321,17 @@ export class WorktreePool implements WorkspaceProvider {
           },
         };
       }
-      const free = mine.filter((e) => e.task === null).sort((a, b) => slotNumber(a) - slotNumber(b));
+      const unheld = mine.filter((e) => e.task === null).sort((a, b) => slotNumber(a) - slotNumber(b));
+      // A worktree something still runs in (a previous task's leftover process) is never handed out.
+      const busy = await this.busyWorktrees(unheld);
+      const free = unheld.filter((e) => !busy.has(e.path));
+      if (free.length === 0 && mine.length >= project.pool_size) {
+        return {
+          result: {
+            exhausted: `workspace pool for project ${project.name} is exhausted (${inUse} of ${project.pool_size} in use, ${busy.size} more with processes still running in them); the task stays ${this.waitingStatus(project)}`,
+          },
+        };
+      }
       const chosen = free.find((e) => e.path === meta.workspace) ?? free[0] ?? this.newEntry(project, mine);
       // Created (or re-created, if deleted by hand) under the lock so no one is handed a half-made worktree.
       await this.repo(project).addWorktree(chosen.path);
@@ -320,6 +342,47 @@ export class WorktreePool implements WorkspaceProvider {
       this.log.info('worktree reserved', { task: meta.id, workspace: entry.name });
       return { state: { ...state, workspaces }, result: { entry } };
     });
+  }
+
+  /** The worktrees among `entries` that some process still works in (none when this system cannot tell). */
+  private async busyWorktrees(entries: readonly PoolEntry[]): Promise<Set<string>> {
+    const paths = entries.map((e) => e.path).filter((p) => existsSync(p));
+    if (paths.length === 0) return new Set();
+    const inside = await processesInside(paths);
+    if (inside === null) {
+      this.log.debug('cannot see process working directories (no /proc, no lsof); not checking worktrees for processes');
+      return new Set();
+    }
+    const busy = new Set([...inside].filter(([, procs]) => procs.length > 0).map(([path]) => path));
+    for (const path of busy) this.log.info('worktree skipped: processes still running in it', { workspace: path, pids: inside.get(path)!.map((p) => p.pid) });
+    return busy;
+  }
+
+  /**
+   * Stops every process working inside the worktree (SIGTERM, then SIGKILL), except the calling
+   * process and its ancestors: an agent cancelling its own task must be able to finish the call
+   * (its window is killed once it has exited, and until then the pool skips the worktree).
+   */
+  private async stopProcessesInside(entry: PoolEntry, taskId: string): Promise<void> {
+    const inside = await processesInside([entry.path]);
+    if (inside === null) {
+      this.log.debug('cannot see process working directories (no /proc, no lsof); not stopping processes in the worktree', { workspace: entry.name });
+      return;
+    }
+    const caller = withAncestors(await listProcesses());
+    const found = (inside.get(entry.path) ?? []).filter((p) => !caller.has(p.pid));
+    if (found.length === 0) return;
+    const keys = new Set(found.map((p) => `${p.pid}:${p.start}`));
+    const survivors = await stopProcesses((table) => table.filter((p) => keys.has(`${p.pid}:${p.start}`)), { signalNow: true });
+    const stopped = found.filter((p) => !survivors.some((s) => s.pid === p.pid)).map((p) => p.pid);
+    if (stopped.length > 0) this.log.info('stopped processes left in the worktree', { workspace: entry.name, task: taskId, pids: stopped });
+    if (survivors.length > 0) {
+      const pids = survivors.map((p) => p.pid);
+      throw new OrangeError('E_WORKSPACE', `worktree ${entry.name} (${entry.path}) still has running processes after SIGKILL (pid ${pids.join(', ')}); it stays bound to task ${taskId}`, {
+        workspace: entry.path,
+        pids,
+      });
+    }
   }
 
   private newEntry(project: Project, existing: readonly PoolEntry[]): PoolEntry {

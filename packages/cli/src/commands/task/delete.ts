@@ -21,10 +21,11 @@ export default class TaskDelete extends OrangeCommand {
       throw new OrangeError('E_NOT_ALLOWED', `task ${id} is ${status}; only a finished task (done or cancelled) can be deleted — cancel it first`);
     }
     await confirm(`Delete task ${id} (${status}, ${task.meta.branch}) and its history?`, flags.yes);
-    await orange.store.withTaskLock(project, id, () => orange.store.remove(project, id));
-    // A session the monitor has not reaped yet must not outlive its task.
+    // A session the monitor has not reaped yet must not outlive its task. Killed (and verified
+    // gone) first: if an agent survives, the error is reported and the task is still there.
     const runtime = orange.maybeSlot('runtime');
     if (runtime) await runtime.killSession(runtime.sessionName(task.meta));
+    await orange.store.withTaskLock(project, id, () => orange.store.remove(project, id));
     orange.log.info('task deleted', { task: id, project, status });
     this.emit({ deleted: { project, id } }, () => this.log(`deleted task ${id}`));
   }

@@ -1,0 +1,47 @@
+/**
+ * Kills windows of an agent's own tmux session once the `orange` call that asked for it has
+ * exited: killing them from inside that call would kill the call itself mid-way (tmux closes its
+ * terminal), so it is handed to this detached process instead.
+ * Usage: node window-reaper.js --tmux <bin> [--socket <name>] --after <pid> --log <file> -- <window id>…
+ */
+import { listProcesses, Logger } from '@orange/core';
+import { killVerified } from './tmux-kill.js';
+import { TmuxClient } from './tmux-client.js';
+import { parseReaperArgv } from './window-reaper-argv.js';
+
+/** How long the reaper waits for the caller before killing anyway. */
+const CALLER_DEADLINE_MS = 5_000;
+
+/** Resolves once `pid` has exited (a zombie counts), or at the deadline. */
+async function exitOf(pid: number, deadlineMs: number): Promise<boolean> {
+  const deadline = Date.now() + deadlineMs;
+  while (Date.now() < deadline) {
+    const running = (await listProcesses()).some((p) => p.pid === pid && !p.zombie);
+    if (!running) return true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return false;
+}
+
+async function main(): Promise<void> {
+  const args = parseReaperArgv(process.argv.slice(2));
+  if (!args) {
+    process.exitCode = 2;
+    return;
+  }
+  const log = new Logger(args.log, 'info', 'tmux');
+  const exited = await exitOf(args.after, CALLER_DEADLINE_MS);
+  if (!exited) log.warn('caller still running at the deadline; killing its windows anyway', { caller: args.after, windows: args.windows });
+  const client = new TmuxClient(args.tmux, args.socket);
+  for (const window of args.windows) {
+    try {
+      await killVerified(client, 'window', window);
+      log.info('own window killed after the caller exited', { window, caller: args.after });
+    } catch (error) {
+      log.error('killing own window failed', { window, error: error instanceof Error ? error.message : String(error) });
+      process.exitCode = 1;
+    }
+  }
+}
+
+await main();
