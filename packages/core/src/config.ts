@@ -1,6 +1,7 @@
 import { isAbsolute, relative, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
+import type { cosmiconfig as cosmiconfigFn } from 'cosmiconfig';
 import { OrangeError } from './errors.js';
 import { LOG_LEVELS } from './log.js';
 import type { OrangePlugin } from './plugin.js';
@@ -115,7 +116,10 @@ export async function configSearchStart(cwd: string, paths: OrangePaths): Promis
 }
 
 async function loadConfigFrom(cwd: string): Promise<LoadedConfig> {
-  const { cosmiconfig } = await import('cosmiconfig');
+  // cosmiconfig is CommonJS: Node's import() gives its exports by name, a bundle that puts it in
+  // a chunk of its own (the CLI's esbuild build) gives them as `default` only.
+  const loaded: { cosmiconfig?: typeof cosmiconfigFn; default?: { cosmiconfig: typeof cosmiconfigFn } } = await import('cosmiconfig');
+  const cosmiconfig = (loaded.cosmiconfig ?? loaded.default?.cosmiconfig) as typeof cosmiconfigFn;
   const loadTypeScript = async (file: string) => {
     // jiti is loaded only for a TypeScript config. tryNative: a config's imports (@orange/core,
     // plugins) load natively, so they are the very module instances the CLI uses; only the
@@ -144,3 +148,4 @@ async function loadConfigFrom(cwd: string): Promise<LoadedConfig> {
   if (!found || found.isEmpty) return { config: parseConfig({}, null), file: null };
   return { config: parseConfig(found.config, found.filepath), file: found.filepath };
 }
+

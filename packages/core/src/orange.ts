@@ -1,6 +1,6 @@
 import { parseConfig, type OrangeConfig } from './config.js';
 import { Engine } from './engine.js';
-import { OrangeError } from './errors.js';
+import { OrangeError, isOrangeError } from './errors.js';
 import { builtinGates, type Gate } from './gates.js';
 import { createHooks, type OrangeHooks } from './hooks.js';
 import { Logger } from './log.js';
@@ -89,7 +89,8 @@ export class Orange {
       try {
         await plugin.apply(orange);
       } catch (error) {
-        if (error instanceof OrangeError) throw error;
+        // isOrangeError, not instanceof: a config's plugin may bring its own copy of @orange/core.
+        if (isOrangeError(error)) throw error;
         const reason = error instanceof Error ? error.message : String(error);
         throw new OrangeError('E_CONFIG', `plugin ${plugin.name} failed to load: ${reason}`);
       }
