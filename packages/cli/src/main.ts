@@ -1,4 +1,5 @@
 import { execute } from '@oclif/core/execute';
+import { settings } from '@oclif/core/settings';
 
 /**
  * Runs the CLI. `bin/run.js` imports this bundle instead of `@oclif/core`, so that oclif, the
@@ -6,5 +7,9 @@ import { execute } from '@oclif/core/execute';
  * per-file module resolution on every call).
  */
 export async function run(entry: string): Promise<void> {
+  // The bundle is the only code there is. Left on, oclif looks for TypeScript sources whenever
+  // NODE_ENV is development or test (an agent's environment may say so) and loads the 9 MB
+  // typescript package to read tsconfig.json.
+  settings.enableAutoTranspile = false;
   await execute({ dir: entry });
 }
