@@ -37,12 +37,15 @@ describe('orange demo', () => {
     // there (sandbox, agent spec files) is seen, whichever process wrote it.
     temp = await mkdtemp(join(tmpdir(), 'orange-demo-test-'));
     const { TMUX: _t, TMUX_PANE: _p, ORANGE_TASK_ID: _i, ORANGE_PROJECT: _j, ORANGE_HOME: _h, ...env } = process.env;
-    const run = await execa(process.execPath, [CLI, 'demo', '--json', '--timeout', '150'], {
+    const demo = execa(process.execPath, [CLI, 'demo', '--json', '--timeout', '150'], {
       env: { ...env, TMPDIR: temp },
       extendEnv: false,
       reject: false,
       timeout: 170_000,
     });
+    // The demo names its tmux server after its own pid.
+    const socket = `orange-demo-${String(demo.pid)}`;
+    const run = await demo;
     let result: DemoJson | undefined;
     try {
       result = JSON.parse(run.stdout) as DemoJson;
@@ -70,8 +73,8 @@ describe('orange demo', () => {
     // sandbox after its removal), no tmux server, and an empty temp folder.
     const ids = (result?.rows ?? []).map((r) => r.id ?? '').filter(Boolean);
     expect(await processesNaming(ids), explain).toEqual([]);
-    const server = await execa('tmux', ['-L', `orange-demo-${String(run.pid)}`, 'list-sessions'], { reject: false });
-    expect(server.exitCode, `tmux server orange-demo-${String(run.pid)} still runs:\n${server.stdout}`).not.toBe(0);
+    const server = await execa('tmux', ['-L', socket, 'list-sessions'], { reject: false });
+    expect(server.exitCode, `tmux server ${socket} still runs:\n${server.stdout}`).not.toBe(0);
     expect(await readdir(temp), explain).toEqual([]);
   }, 180_000);
 });
