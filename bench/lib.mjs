@@ -25,3 +25,16 @@ export async function withTempDir(name, fn) {
     await rm(dir, { recursive: true, force: true });
   }
 }
+
+/**
+ * Prints figures as one table: FIGURE, VALUE, GOAL and whether the goal is met. A row is
+ * `{ figure, value, goal = '—', met = null }`; `met` is true, false or null (no goal).
+ */
+export function printTable(rows) {
+  const cells = rows.map((r) => [r.figure, r.value, r.goal ?? '—', r.met === true ? 'met' : r.met === false ? 'NOT MET' : '']);
+  const head = ['FIGURE', 'VALUE', 'GOAL', ''];
+  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
+  const line = (c) => c.map((x, i) => x.padEnd(widths[i])).join('  ').trimEnd();
+  console.log(line(head));
+  for (const c of cells) console.log(line(c));
+}

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Monitor, Orange, OrangePaths, newTaskMeta, newTaskId, readHistory } from '@orange/core';
 import { tmux } from '@orange/plugin-tmux';
-import { root, median, pct, GIT } from './lib.mjs';
+import { root, median, pct, printTable, GIT } from './lib.mjs';
 
 const CLI = join(root, 'packages/cli/bin/run.js');
 const AGENT = join(root, 'packages/cli/agents/scripted-agent.mjs');
@@ -111,10 +111,11 @@ async function pollPass(count) {
 
 export default async function bench() {
   const latencies = await exitLatency(20);
-  console.log(`agent exit → next status written (planning → working, ${latencies.length} exits): median ${median(latencies)} ms, p90 ${pct(latencies, 0.9)} ms, max ${Math.max(...latencies)} ms`);
   const { runs, report } = await pollPass(1000);
-  console.log(
-    `poll pass over ${report.tasks} active tasks (all agents alive): median ${median(runs).toFixed(1)} ms over ${runs.length} passes; ` +
-      `${report.runtimeProcesses} tmux process(es) per pass; ${report.agentsChecked} agents checked`,
-  );
+  printTable([
+    { figure: `agent exit → next status written (planning → working), median of ${latencies.length} exits`, value: `${median(latencies)} ms` },
+    { figure: '  p90 / max', value: `${pct(latencies, 0.9)} ms / ${Math.max(...latencies)} ms` },
+    { figure: `poll pass over ${report.tasks} active tasks (all agents alive), median of ${runs.length} passes`, value: `${median(runs).toFixed(1)} ms` },
+    { figure: '  tmux processes per pass / agents checked', value: `${report.runtimeProcesses} / ${report.agentsChecked}` },
+  ]);
 }

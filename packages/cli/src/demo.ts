@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { inlineText, OrangePaths, parseTaskFile, readHistory, type HistoryEvent } from '@orange/core';
 import { table } from './render.js';
+import { runningCommandLines } from './running-commands.js';
 
 /** One scripted task of the demo: what it is about and how its agents behave. */
 interface DemoTask {
@@ -45,7 +46,16 @@ export interface DemoResult {
   readonly ok: boolean;
   readonly sandbox: string;
   readonly rows: ReadonlyArray<Record<string, string>>;
+  /** Why the run stopped early (a failed step or an unexpected error); absent when it ran to the end. */
+  readonly error?: string;
+  /** The end of the sandbox's orange.log when the run failed: what the engine and plugins did. */
+  readonly log?: string;
 }
+
+/** How many lines of orange.log a failed run reports. */
+const LOG_TAIL_LINES = 60;
+/** How long the agents' wrappers and exit reports get to finish after the tmux server is killed. */
+const SETTLE_MS = 15_000;
 
 const GIT_IDENTITY = {
   GIT_AUTHOR_NAME: 'Orange Demo',
@@ -89,6 +99,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const orange = (args: string[], input = '') =>
     execa(process.execPath, [options.cliEntry, ...args], { cwd: repo, env, extendEnv: false, reject: false, input });
   let monitor: ResultPromise | undefined;
+  const ids = new Map<string, DemoTask>();
 
   try {
     print(`Sandbox: ${sandbox}`);
@@ -125,7 +136,6 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     // The backstop monitor, as a user would run it; agent exits are reported to Orange directly.
     monitor = execa(process.execPath, [options.cliEntry, 'monitor'], { cwd: repo, env, extendEnv: false, reject: false, stdio: 'ignore' });
 
-    const ids = new Map<string, DemoTask>();
     for (const task of TASKS) {
       const created = await orange(['task', 'create', task.summary, '--context', '-', '--json'], task.context);
       if (created.exitCode !== 0) throw new DemoError(`task create failed: ${String(created.stderr).trim()}`);
@@ -170,8 +180,38 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       await new Promise((resolve) => setTimeout(resolve, 150));
     }
 
-    const rows: Array<Record<string, string>> = [];
-    for (const [id, task] of ids) {
+    const rows = await taskRows(paths, ids);
+    const log = await git(origin, 'log', '--oneline', 'main');
+    const ok = rows.every((r) => r.status === 'done');
+    print('');
+    const columns = Object.keys(rows[0] ?? {});
+    print(rows.length === 0 ? '(no tasks)' : table(columns.map((c) => c.toUpperCase()), rows.map((r) => columns.map((c) => r[c] ?? ''))));
+    print(`\norigin/main now has ${String(log.stdout).split('\n').length} commits. ${ok ? 'Every task is done.' : 'Some tasks did not finish.'}`);
+    if (ok) return { ok, sandbox, rows };
+    return { ok, sandbox, rows, log: await explainFailure(paths, ids, print) };
+  } catch (error) {
+    // A failure must explain itself: the step that failed, and what Orange logged before it.
+    const message = error instanceof DemoError ? error.message : `unexpected error: ${error instanceof Error ? error.message : String(error)}`;
+    print(`\nThe demo stopped: ${message}`);
+    const rows = await taskRows(paths, ids).catch(() => []);
+    return { ok: false, sandbox, rows, error: message, log: await explainFailure(paths, ids, print) };
+  } finally {
+    monitor?.kill('SIGTERM');
+    await monitor?.catch(() => undefined);
+    await endTasks(paths, socket, ids, orange, print);
+    if (!options.keep) {
+      await rm(sandbox, { recursive: true, force: true });
+    } else {
+      print(`Kept the sandbox: ${sandbox}`);
+    }
+  }
+}
+
+/** One summary row per task; a task whose files cannot be read says so instead of failing the summary. */
+async function taskRows(paths: OrangePaths, ids: ReadonlyMap<string, DemoTask>): Promise<Array<Record<string, string>>> {
+  const rows: Array<Record<string, string>> = [];
+  for (const [id, task] of ids) {
+    try {
       const final = parseTaskFile(await readFile(paths.taskFile('sandbox', id), 'utf8'), id);
       const history = await readHistory(paths.historyFile('sandbox', id));
       const created = Date.parse(history[0]?.timestamp ?? final.meta.created_at);
@@ -185,31 +225,56 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
         seconds: ((ended - created) / 1000).toFixed(1),
         summary: task.summary,
       });
+    } catch (error) {
+      rows.push({ task: task.label, id, status: `unreadable: ${error instanceof Error ? error.message : String(error)}`, summary: task.summary });
     }
-    const log = await git(origin, 'log', '--oneline', 'main');
-    const ok = rows.every((r) => r.status === 'done');
-    print('');
-    const columns = Object.keys(rows[0] ?? {});
-    print(rows.length === 0 ? '(no tasks)' : table(columns.map((c) => c.toUpperCase()), rows.map((r) => columns.map((c) => r[c] ?? ''))));
-    print(`\norigin/main now has ${String(log.stdout).split('\n').length} commits. ${ok ? 'Every task is done.' : 'Some tasks did not finish.'}`);
-    if (!ok) {
-      for (const [id, task] of ids) {
-        const agentLog = await readFile(join(paths.home, 'agent-logs', `${id}.log`), 'utf8').catch(() => '(no agent log)');
-        print(`\n--- task ${task.label} agent log ---\n${agentLog}`);
-      }
+  }
+  return rows;
+}
+
+/** Prints each agent's log and the end of orange.log; returns the latter (for --json). */
+async function explainFailure(paths: OrangePaths, ids: ReadonlyMap<string, DemoTask>, print: (line: string) => void): Promise<string> {
+  for (const [id, task] of ids) {
+    const agentLog = await readFile(join(paths.home, 'agent-logs', `${id}.log`), 'utf8').catch(() => '(no agent log)');
+    print(`\n--- task ${task.label} agent log ---\n${agentLog}`);
+  }
+  const lines = (await readFile(paths.logFile, 'utf8').catch(() => '')).trimEnd().split('\n');
+  const log = lines.slice(-LOG_TAIL_LINES).join('\n') || '(orange.log is empty)';
+  print(`\n--- orange.log (last ${LOG_TAIL_LINES} lines) ---\n${log}`);
+  return log;
+}
+
+/**
+ * Ends every task before the sandbox goes. Killing the tmux server alone is not an ending: each
+ * agent's wrapper reports the death with a detached `orange agent exited`, the exit rules act on
+ * it (a reviewer's verdict can advance a task and start a worker on a fresh server), and a report
+ * still running once the sandbox is removed recreates its home. Cancelled tasks ignore exits, so
+ * unfinished tasks are cancelled first; then the demo waits until no process names a task of it.
+ */
+async function endTasks(
+  paths: OrangePaths,
+  socket: string,
+  ids: ReadonlyMap<string, DemoTask>,
+  orange: (args: string[]) => Promise<unknown>,
+  print: (line: string) => void,
+): Promise<void> {
+  for (const id of ids.keys()) {
+    const status = await readFile(paths.taskFile('sandbox', id), 'utf8')
+      .then((text) => parseTaskFile(text, id).meta.status)
+      .catch(() => null);
+    if (status !== 'done' && status !== 'cancelled') await orange(['task', 'cancel', id, '--yes']);
+  }
+  await execa('tmux', ['-L', socket, 'kill-server'], { reject: false });
+  if (ids.size === 0) return;
+  const deadline = Date.now() + SETTLE_MS;
+  for (;;) {
+    const left = (await runningCommandLines()).filter((line) => [...ids.keys()].some((id) => line.includes(id)));
+    if (left.length === 0) return;
+    if (Date.now() > deadline) {
+      print(`Warning: ${left.length} process(es) of the demo still ran after ${SETTLE_MS / 1000} s: ${left.join('; ')}`);
+      return;
     }
-    return { ok, sandbox, rows };
-  } finally {
-    monitor?.kill('SIGTERM');
-    await monitor?.catch(() => undefined);
-    await execa('tmux', ['-L', socket, 'kill-server'], { reject: false });
-    if (!options.keep) {
-      // Detached exit reports may still be writing; let them land before the home goes away.
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      await rm(sandbox, { recursive: true, force: true });
-    } else {
-      print(`Kept the sandbox: ${sandbox}`);
-    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 

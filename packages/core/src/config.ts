@@ -1,5 +1,6 @@
 import { isAbsolute, relative, sep } from 'node:path';
 import { z } from 'zod';
+import type { cosmiconfig as cosmiconfigFn } from 'cosmiconfig';
 import { loadJavaScriptConfig, loadJsonConfig, loadTypeScriptConfig, loadYamlConfig } from './config-loaders.js';
 import { isOrangeError, OrangeError } from './errors.js';
 import { LOG_LEVELS } from './log.js';
@@ -148,7 +149,10 @@ export function configTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
 
 async function loadConfigFrom(cwd: string): Promise<LoadedConfig> {
   const timeoutMs = configTimeoutMs();
-  const { cosmiconfig } = await import('cosmiconfig');
+  // cosmiconfig is CommonJS: Node's import() gives its exports by name, a bundle that puts it in
+  // a chunk of its own (the CLI's esbuild build) gives them as `default` only.
+  const loaded: { cosmiconfig?: typeof cosmiconfigFn; default?: { cosmiconfig: typeof cosmiconfigFn } } = await import('cosmiconfig');
+  const cosmiconfig = (loaded.cosmiconfig ?? loaded.default?.cosmiconfig) as typeof cosmiconfigFn;
   // The file being loaded, for the time-limit message (cosmiconfig may try several places).
   let loading: string | null = null;
   const track =

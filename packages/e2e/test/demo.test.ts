@@ -1,6 +1,8 @@
-import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { execa } from 'execa';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { CLI } from './sandbox.js';
 
 interface DemoJson {
@@ -8,23 +10,71 @@ interface DemoJson {
   readonly sandbox: string;
   readonly rows: ReadonlyArray<Record<string, string>>;
   readonly error?: string;
+  readonly log?: string;
 }
+
+/** Command lines of running processes that name one of `ids` (the demo's tasks). */
+async function processesNaming(ids: readonly string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const ps = await execa('ps', ['-A', '-o', 'args='], { reject: false });
+  if (ps.exitCode !== 0) throw new Error(`ps failed: ${ps.stderr || ps.message}`);
+  return String(ps.stdout)
+    .split('\n')
+    .filter((line) => ids.some((id) => line.includes(id)));
+}
+
+let temp: string | undefined;
+afterEach(async () => {
+  if (temp) await rm(temp, { recursive: true, force: true });
+  temp = undefined;
+});
 
 // The README's first command ends in `orange demo`: this is the proof that it works on a fresh
 // machine — every task done, nothing left behind.
 describe('orange demo', () => {
-  it('runs three tasks through planning, review (one failing once) and merge to done, then cleans up', async () => {
+  it('runs three tasks through planning, review (one failing once) and merge to done, then leaves nothing behind', async () => {
+    // The demo's sandbox goes into a temp folder of this test's own, so that anything it leaves
+    // there (sandbox, agent spec files) is seen, whichever process wrote it.
+    temp = await mkdtemp(join(tmpdir(), 'orange-demo-test-'));
     const { TMUX: _t, TMUX_PANE: _p, ORANGE_TASK_ID: _i, ORANGE_PROJECT: _j, ORANGE_HOME: _h, ...env } = process.env;
-    const run = await execa(process.execPath, [CLI, 'demo', '--json', '--timeout', '150'], { env, extendEnv: false, reject: false, timeout: 170_000 });
-    expect(run.stderr).toBe('');
-    expect(run.exitCode).toBe(0);
-    const result = JSON.parse(run.stdout) as DemoJson;
-    expect(result.ok).toBe(true);
-    expect(result.error).toBeUndefined();
-    expect(result.rows).toHaveLength(3);
-    for (const row of result.rows) expect(row).toMatchObject({ status: 'done' });
+    const demo = execa(process.execPath, [CLI, 'demo', '--json', '--timeout', '150'], {
+      env: { ...env, TMPDIR: temp },
+      extendEnv: false,
+      reject: false,
+      timeout: 170_000,
+    });
+    // The demo names its tmux server after its own pid.
+    const socket = `orange-demo-${String(demo.pid)}`;
+    const run = await demo;
+    let result: DemoJson | undefined;
+    try {
+      result = JSON.parse(run.stdout) as DemoJson;
+    } catch {
+      // Not JSON: the explanation below prints what it was.
+    }
+    // A failure explains itself: exit code, stderr, and stdout, whose JSON carries the demo's
+    // error and the end of the sandbox's orange.log (printed as text, not as an escaped string).
+    const explain = [
+      `orange demo exited ${String(run.exitCode)}${run.timedOut ? ' (timed out)' : ''}${run.signal ? ` (${run.signal})` : ''}`,
+      `stderr:\n${run.stderr || '(empty)'}`,
+      `stdout:\n${run.stdout || '(empty)'}`,
+      ...(result?.log ? [`orange.log (end):\n${result.log}`] : []),
+    ].join('\n\n');
+    expect(run.exitCode, explain).toBe(0);
+    expect(run.stderr, explain).toBe('');
+    expect(result?.ok, explain).toBe(true);
+    expect(result?.error, explain).toBeUndefined();
+    expect(result?.rows, explain).toHaveLength(3);
+    for (const row of result?.rows ?? []) expect(row, explain).toMatchObject({ status: 'done' });
     // One task's first review fails: it needs a second round.
-    expect(result.rows.map((r) => r.reviews).sort()).toEqual(['1', '1', '2']);
-    expect(existsSync(result.sandbox)).toBe(false);
+    expect(result?.rows.map((r) => r.reviews).sort(), explain).toEqual(['1', '1', '2']);
+
+    // Nothing outlives the run: no process of its tasks (an exit report would recreate the
+    // sandbox after its removal), no tmux server, and an empty temp folder.
+    const ids = (result?.rows ?? []).map((r) => r.id ?? '').filter(Boolean);
+    expect(await processesNaming(ids), explain).toEqual([]);
+    const server = await execa('tmux', ['-L', socket, 'list-sessions'], { reject: false });
+    expect(server.exitCode, `tmux server ${socket} still runs:\n${server.stdout}`).not.toBe(0);
+    expect(await readdir(temp), explain).toEqual([]);
   }, 180_000);
 });

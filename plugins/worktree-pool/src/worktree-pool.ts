@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import {
   OrangeError,
-  TransitionRefused,
   isOrangeError,
   listProcesses,
   processesInside,
@@ -145,7 +144,8 @@ export class WorktreePool implements WorkspaceProvider {
         ctx.log.info('spawned next pending task', { project, task: next.meta.id, after: ctx.task.meta.id });
         return;
       } catch (error) {
-        if (error instanceof TransitionRefused && error.code === 'E_VETOED') {
+        // By code, not instanceof: the engine may come from another copy of @orange/core (the CLI's bundle).
+        if (isOrangeError(error) && error.code === 'E_VETOED') {
           ctx.log.info('next pending task not started', { project, task: next.meta.id, reason: error.message });
           return;
         }

@@ -28,12 +28,13 @@ export default class Demo extends OrangeCommand {
           if (!this.json) this.log(line);
         },
       });
+      const error = result.error ?? 'the demo did not finish every task';
       if (this.json) {
-        // A failed run is still one object: the error fields beside the full result.
-        this.logJson(result.ok ? result : { error: 'the demo did not finish every task', code: 'E_RUNTIME', ...result });
+        // A failed run is still one object: the error fields beside the full result (with the end of orange.log).
+        this.logJson(result.ok ? result : { ...result, error, code: 'E_RUNTIME' });
         if (!result.ok) process.exitCode = 1;
       } else if (!result.ok) {
-        throw new OrangeError('E_RUNTIME', 'the demo did not finish every task (see above)');
+        throw new OrangeError('E_RUNTIME', `${error} (see above)`);
       }
     } catch (error) {
       if (error instanceof DemoError) throw new OrangeError('E_RUNTIME', error.message);

@@ -1,0 +1,62 @@
+// oclif's explicit command strategy: the CLI is bundled (see tsup.config.ts), so oclif takes the
+// command classes from this table instead of importing one file per command from a directory.
+// Each command stays thin; what a command needs beyond its flags (the Orange instance, plugins,
+// the demo) is imported when it runs.
+import AgentExited from './commands/agent/exited.js';
+import Demo from './commands/demo.js';
+import Install from './commands/install.js';
+import Log from './commands/log.js';
+import Monitor from './commands/monitor.js';
+import ProjectAdd from './commands/project/add.js';
+import ProjectList from './commands/project/list.js';
+import ProjectRemove from './commands/project/remove.js';
+import ProjectUpdate from './commands/project/update.js';
+import TaskAttach from './commands/task/attach.js';
+import TaskCancel from './commands/task/cancel.js';
+import TaskComplete from './commands/task/complete.js';
+import TaskCreatePr from './commands/task/create-pr.js';
+import TaskCreate from './commands/task/create.js';
+import TaskDelete from './commands/task/delete.js';
+import TaskList from './commands/task/list.js';
+import TaskMerge from './commands/task/merge.js';
+import TaskRepair from './commands/task/repair.js';
+import TaskRespawn from './commands/task/respawn.js';
+import TaskShow from './commands/task/show.js';
+import TaskSpawn from './commands/task/spawn.js';
+import TaskStuck from './commands/task/stuck.js';
+import TaskUpdate from './commands/task/update.js';
+import WorkflowShow from './commands/workflow/show.js';
+import WorkspaceGc from './commands/workspace/gc.js';
+import WorkspaceInit from './commands/workspace/init.js';
+import WorkspaceList from './commands/workspace/list.js';
+
+/** Every command, keyed by its oclif id (`task:show` is `orange task show`). */
+export const COMMANDS = {
+  'agent:exited': AgentExited,
+  'demo': Demo,
+  'install': Install,
+  'log': Log,
+  'monitor': Monitor,
+  'project:add': ProjectAdd,
+  'project:list': ProjectList,
+  'project:remove': ProjectRemove,
+  'project:update': ProjectUpdate,
+  'task:attach': TaskAttach,
+  'task:cancel': TaskCancel,
+  'task:complete': TaskComplete,
+  'task:create-pr': TaskCreatePr,
+  'task:create': TaskCreate,
+  'task:delete': TaskDelete,
+  'task:list': TaskList,
+  'task:merge': TaskMerge,
+  'task:repair': TaskRepair,
+  'task:respawn': TaskRespawn,
+  'task:show': TaskShow,
+  'task:spawn': TaskSpawn,
+  'task:stuck': TaskStuck,
+  'task:update': TaskUpdate,
+  'workflow:show': WorkflowShow,
+  'workspace:gc': WorkspaceGc,
+  'workspace:init': WorkspaceInit,
+  'workspace:list': WorkspaceList,
+};

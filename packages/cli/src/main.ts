@@ -1,0 +1,15 @@
+import { execute } from '@oclif/core/execute';
+import { settings } from '@oclif/core/settings';
+
+/**
+ * Runs the CLI. `bin/run.js` imports this bundle instead of `@oclif/core`, so that oclif, the
+ * command table and @orange/core come from one set of bundled files (one oclif instance, no
+ * per-file module resolution on every call).
+ */
+export async function run(entry: string): Promise<void> {
+  // The bundle is the only code there is. Left on, oclif looks for TypeScript sources whenever
+  // NODE_ENV is development or test (an agent's environment may say so) and loads the 9 MB
+  // typescript package to read tsconfig.json.
+  settings.enableAutoTranspile = false;
+  await execute({ dir: entry });
+}
