@@ -1,24 +1,5 @@
-import { readFile } from 'node:fs/promises';
 import type { Plugin } from 'esbuild';
 import { packageBuild } from '../../tsup.base';
-
-/**
- * gray-matter's js-yaml 3 loads esprima on start-up (hidden from bundlers behind `var _require =
- * require`) for its `!!js/function` type, which Orange never uses: front matter is plain YAML.
- * Bundled without it, that type finds no esprima and refuses such values, as js-yaml does
- * wherever esprima is not installed. Loading esprima cost ~25 ms on every call.
- */
-const withoutEsprima: Plugin = {
-  name: 'without-esprima',
-  setup(build) {
-    build.onLoad({ filter: /[\\/]js-yaml[\\/]lib[\\/]js-yaml[\\/]type[\\/]js[\\/]function\.js$/ }, async (args) => {
-      const source = await readFile(args.path, 'utf8');
-      const contents = source.replace("_require('esprima')", 'undefined');
-      if (contents === source) throw new Error(`${args.path}: the esprima require to leave out was not found`);
-      return { contents, loader: 'js' };
-    });
-  },
-};
 
 /**
  * zod's index re-exports every locale's messages (`z.locales`, ~360 KB of the bundle to parse on
@@ -60,13 +41,15 @@ export default packageBuild({
     index: 'src/index.ts',
     // The tmux plugin starts this beside its own module (`agentWrapperPath`), which is here once bundled.
     'agent-wrapper': '../../plugins/tmux/src/agent-wrapper.ts',
+    // Likewise the detached reaper that kills a caller's own window after it exits (`windowReaperPath`).
+    'window-reaper': '../../plugins/tmux/src/window-reaper.ts',
   },
   dts: false,
   splitting: true,
   // Everything but jiti and typescript (tsup would otherwise leave every dependency external).
   noExternal: [/^(?!(jiti|typescript)(\/|$))/],
   external: ['jiti', 'typescript'],
-  esbuildPlugins: [withoutEsprima, englishZodOnly, withoutCommandGlob],
+  esbuildPlugins: [englishZodOnly, withoutCommandGlob],
   // Bundled CommonJS (oclif, cosmiconfig) calls require() for Node's modules.
   banner: { js: "import { createRequire as __orangeCreateRequire } from 'node:module'; const require = __orangeCreateRequire(import.meta.url);" },
 });
