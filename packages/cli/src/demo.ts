@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
-import { inlineText, OrangePaths, parseTaskFile, readHistory, type HistoryEvent } from '@orange/core';
+import { inlineText, OrangePaths, readHistory, TaskStore, type HistoryEvent } from '@orange/core';
 import { table } from './render.js';
 import { runningCommandLines } from './running-commands.js';
 
@@ -146,7 +146,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       print(`${elapsed()}  task ${task.label} created (${id}): ${task.summary}`);
     }
     const first = [...ids.keys()][0] as string;
-    const firstTask = parseTaskFile(await readFile(paths.taskFile('sandbox', first), 'utf8'), first);
+    // Through the store: it waits out a TASK.md an agent is rewriting, and reads the fields of record.
+    const firstTask = await new TaskStore(paths).read('sandbox', first);
     print(`\nWatch an agent live: tmux -L ${socket} attach -t '=sandbox/${firstTask.meta.id}'  (detach: Ctrl-b d)\n`);
 
     const seen = new Map<string, number>();
@@ -167,7 +168,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
           if (line.includes('refused:')) print(`${elapsed()}  task ${task.label}    the agent was told: ${inlineText(line.replace(/^.*refused: /, ''))}`);
         }
         seenLog.set(id, Math.max(agentLines.length - 1, 0));
-        const status = parseTaskFile(await readFile(paths.taskFile('sandbox', id), 'utf8'), id).meta.status;
+        const status = (await new TaskStore(paths).read('sandbox', id)).meta.status;
         if (status === 'done' || status === 'cancelled' || status === 'stuck') finished++;
         if (status === 'reviewing' && !merging.has(id)) {
           merging.add(id);
@@ -212,7 +213,7 @@ async function taskRows(paths: OrangePaths, ids: ReadonlyMap<string, DemoTask>):
   const rows: Array<Record<string, string>> = [];
   for (const [id, task] of ids) {
     try {
-      const final = parseTaskFile(await readFile(paths.taskFile('sandbox', id), 'utf8'), id);
+      const final = await new TaskStore(paths).read('sandbox', id);
       const history = await readHistory(paths.historyFile('sandbox', id));
       const created = Date.parse(history[0]?.timestamp ?? final.meta.created_at);
       const ended = Date.parse(history.at(-1)?.timestamp ?? final.meta.updated_at);
@@ -259,8 +260,9 @@ async function endTasks(
   print: (line: string) => void,
 ): Promise<void> {
   for (const id of ids.keys()) {
-    const status = await readFile(paths.taskFile('sandbox', id), 'utf8')
-      .then((text) => parseTaskFile(text, id).meta.status)
+    const status = await new TaskStore(paths)
+      .read('sandbox', id)
+      .then((task) => task.meta.status)
       .catch(() => null);
     if (status !== 'done' && status !== 'cancelled') await orange(['task', 'cancel', id, '--yes']);
   }

@@ -204,20 +204,18 @@ describe('a status edited by hand', () => {
 
     const refused = await box.jsonError(['task', 'update', task.id, '--status', 'cancelled']);
     expect(refused).toMatchObject({ code: 'E_TAMPERED', exit: 1 });
-    expect(refused.error).toBe(
-      `task ${task.id}: TASK.md says status "reviewing" but the ledger says "pending" (edited by hand?); run: orange task repair ${task.id}`,
-    );
+    expect(refused.error).toBe(`task ${task.id}: TASK.md was edited by hand: status "reviewing" (of record: "pending"); run: orange task repair ${task.id}`);
     const merge = await box.jsonError(['task', 'merge', task.id]);
     expect(merge.code).toBe('E_TAMPERED');
     const shown = await box.json<{ tampered: unknown }>(['task', 'show', task.id]);
-    expect(shown.tampered).toEqual({ file: 'reviewing', ledger: 'pending' });
+    expect(shown.tampered).toEqual({ fields: [{ field: 'status', expected: 'pending', found: 'reviewing' }], file: 'reviewing', ledger: 'pending' });
 
-    const repaired = await box.json<{ from: string; to: string; repaired: boolean }>(['task', 'repair', task.id]);
-    expect(repaired).toMatchObject({ from: 'reviewing', to: 'pending', repaired: true });
+    const repaired = await box.json<{ from: string; to: string; repaired: boolean; fields: string[] }>(['task', 'repair', task.id]);
+    expect(repaired).toMatchObject({ from: 'reviewing', to: 'pending', repaired: true, fields: ['status'] });
     expect((await box.task(task.id)).meta.status).toBe('pending');
     expect((await box.history(task.id)).at(-1)).toMatchObject({ type: 'status.repaired', from: 'reviewing', to: 'pending' });
     const again = await box.orange(['task', 'repair', task.id]);
-    expect(again.stdout.trim()).toBe(`task ${task.id}: status pending matches the ledger; nothing to repair`);
+    expect(again.stdout.trim()).toBe(`task ${task.id}: TASK.md agrees with the record; nothing to repair`);
     await box.json(['task', 'update', task.id, '--status', 'cancelled']);
   });
 });

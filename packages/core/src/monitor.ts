@@ -79,8 +79,9 @@ export class Monitor {
         const responsible = workflow.state(task.meta.status)?.agent ?? null;
         for (const role of ROLES) {
           const spawn = role === 'worker' ? task.meta.worker_spawn : task.meta.reviewer_spawn;
-          // A responsible agent with no spawn recorded is looked at too: "every active task has an agent or a flag".
-          if (spawn === null && role !== responsible) continue;
+          // A responsible agent with no spawn recorded is looked at too: "every active task has an agent or
+          // a flag" — unless its exit could only mark the task, which `task list` shows live anyway.
+          if (spawn === null && (role !== responsible || onlyMarks(workflow, task.meta.status))) continue;
           agentsChecked++;
           if (snapshot.isAlive(task.meta, role)) continue;
           try {
@@ -196,4 +197,10 @@ export class Monitor {
       }
     }
   }
+}
+
+/** True when the exit rule of `status` neither advances nor counts a crash: an exit there only marks. */
+function onlyMarks(workflow: Workflow, status: string): boolean {
+  const rule = workflow.exitRule(status);
+  return rule === undefined || (rule.otherwise === 'mark' && rule.advance.length === 0);
 }

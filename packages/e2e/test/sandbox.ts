@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { execa } from 'execa';
-import { OrangePaths, parseTaskFile, readHistory, type HistoryEvent, type Task } from '@orange/core';
+import { OrangePaths, readHistory, TaskStore, type HistoryEvent, type Task } from '@orange/core';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 export const CLI = join(root, 'packages/cli/bin/run.js');
@@ -115,9 +115,9 @@ export class Sandbox {
     return id;
   }
 
+  /** The task as the store reads it: fields of record, a TASK.md being rewritten waited out. */
   async task(id: string): Promise<Task> {
-    const file = this.paths.taskFile('demo', id);
-    return parseTaskFile(await readFile(file, 'utf8'), file);
+    return new TaskStore(this.paths).read('demo', id);
   }
 
   history(id: string): Promise<HistoryEvent[]> {

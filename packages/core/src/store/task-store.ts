@@ -447,7 +447,8 @@ export class TaskStore {
       if (state?.rendered && sameFile(lstatSync(this.paths.taskFile(project, id), { throwIfNoEntry: false }), state.rendered)) {
         return { meta: state.meta, tampered: [] };
       }
-      const { task, tampered } = await this.inspect(project, id);
+      // A TASK.md naming another task is listed as this task, marked forged — never as the other one.
+      const { task, tampered } = await this.inspect(project, id, { acceptForeign: true });
       return { meta: task.meta, tampered: tampered.map((t) => t.field) };
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;

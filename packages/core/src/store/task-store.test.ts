@@ -1,0 +1,152 @@
+import { execFileSync } from 'node:child_process';
+import { mkdir, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { errorOf, sandbox, taskIn, type Sandbox } from '../../test/fixtures.js';
+
+let box: Sandbox;
+beforeEach(async () => {
+  box = await sandbox();
+});
+afterEach(async () => box?.cleanup());
+
+const file = (id: string) => box.orange.paths.taskFile('demo', id);
+
+/** Rewrites one front matter line of TASK.md, as `sed -i` would. */
+async function editLine(id: string, field: string, value: string): Promise<void> {
+  const text = await readFile(file(id), 'utf8');
+  const edited = text.replace(new RegExp(`^${field}: .*$`, 'm'), `${field}: ${value}`);
+  expect(edited).not.toBe(text);
+  await writeFile(file(id), edited);
+}
+
+describe('engine-owned fields in TASK.md', () => {
+  it.each([
+    ['branch', 'release'],
+    ['workspace', '/tmp/elsewhere'],
+    ['review_round', '5'],
+    ['worker_spawn', 'forged1234'],
+    ['tmux_session', 'other/session'],
+    ['crash_count', '1'],
+  ])('a hand-edited %s is refused on every write as E_TAMPERED, naming the field, and repair restores it', async (field, value) => {
+    const ref = await taskIn(box, 'planning', { body: '## Plan\n\nAPPROACH: a\n' });
+    const before = await box.orange.store.read(ref.project, ref.id);
+    await editLine(ref.id, field, value);
+    const error = await errorOf(box.orange.engine.transition(ref, 'working'));
+    expect(error.code).toBe('E_TAMPERED');
+    expect(error.details.fields).toEqual([field]);
+    expect(error.message).toContain(`run: orange task repair ${ref.id}`);
+    await expect(box.orange.engine.edit(ref, { summary: 'x' })).rejects.toMatchObject({ code: 'E_TAMPERED' });
+    // Readers see the value of record, never the forged one.
+    expect((await box.orange.store.read(ref.project, ref.id)).meta).toEqual(before.meta);
+    const repaired = await box.orange.engine.repair(ref);
+    expect(repaired).toMatchObject({ repaired: true, fields: [field] });
+    await expect(box.orange.engine.transition(ref, 'working')).resolves.toMatchObject({ to: 'working' });
+  });
+
+  it('a hand-edited summary (a free field) is taken as an edit, not tampering', async () => {
+    const ref = await taskIn(box, 'planning');
+    await editLine(ref.id, 'summary', 'edited by the agent');
+    expect((await box.orange.engine.readVerified(ref)).meta.summary).toBe('edited by the agent');
+    const { tasks } = await box.orange.store.list('demo');
+    expect(tasks.find((t) => t.meta.id === ref.id)).toMatchObject({ meta: { summary: 'edited by the agent' }, tampered: [] });
+  });
+
+  it('an editor saving the front matter it read before a status change does not undo the change', async () => {
+    const ref = await taskIn(box, 'planning', { body: '## Plan\n\nAPPROACH: a\n' });
+    const read = await readFile(file(ref.id), 'utf8');
+    await box.orange.engine.transition(ref, 'working');
+    await writeFile(file(ref.id), `${read}\n## Notes\n\nstill planning\n`);
+    const task = await box.orange.engine.readVerified(ref);
+    expect(task.meta.status).toBe('working');
+    expect(task.body).toContain('still planning');
+  });
+
+  it('a TASK.md naming another task is refused on read', async () => {
+    const a = await taskIn(box, 'planning');
+    const b = await taskIn(box, 'planning');
+    await editLine(a.id, 'id', b.id);
+    const error = await errorOf(box.orange.store.read('demo', a.id));
+    expect(error).toMatchObject({ code: 'E_TAMPERED' });
+    expect((await box.orange.store.list('demo')).tasks.filter((t) => t.meta.id === b.id)).toHaveLength(1);
+  });
+});
+
+describe('odd files', () => {
+  it('reports a FIFO, a directory and a link out of the task folder as unreadable without hanging', async () => {
+    const fifo = await taskIn(box, 'planning');
+    const dir = await taskIn(box, 'planning');
+    const link = await taskIn(box, 'planning');
+    for (const ref of [fifo, dir, link]) {
+      await rm(box.orange.paths.taskStateFile('demo', ref.id));
+      await rm(file(ref.id));
+    }
+    execFileSync('mkfifo', [file(fifo.id)]);
+    await mkdir(file(dir.id));
+    await symlink('/dev/zero', file(link.id));
+    const started = Date.now();
+    const { unreadable } = await box.orange.store.list('demo');
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(Object.fromEntries(unreadable.map((u) => [u.id, u.error]))).toEqual({
+      [fifo.id]: expect.stringContaining('a FIFO'),
+      [dir.id]: expect.stringContaining('a directory'),
+      [link.id]: expect.stringContaining('symlink that leads outside'),
+    });
+    await expect(box.orange.store.read('demo', fifo.id)).rejects.toMatchObject({ code: 'E_UNREADABLE' });
+  });
+
+  it('refuses a TASK.md over 8 MB unread', async () => {
+    const ref = await taskIn(box, 'planning');
+    await rm(box.orange.paths.taskStateFile('demo', ref.id));
+    await writeFile(file(ref.id), `---\nid: ${ref.id}\n---\n${'x'.repeat(9 * 1024 * 1024)}`);
+    await expect(box.orange.store.read('demo', ref.id)).rejects.toMatchObject({ code: 'E_UNREADABLE', message: expect.stringContaining('larger than 8 MB') });
+  });
+
+  it('skips stray files under tasks/ and in a project folder', async () => {
+    const ref = await taskIn(box, 'planning');
+    await writeFile(join(box.orange.paths.tasksDir, 'stray'), 'x');
+    await writeFile(join(box.orange.paths.projectTasksDir('demo'), 'notes.txt'), 'x');
+    const all = await box.orange.store.list();
+    expect(all).toMatchObject({ tasks: [expect.objectContaining({ meta: expect.objectContaining({ id: ref.id }) })], unreadable: [] });
+  });
+
+  it('removes temp files left by killed writers on the next write, and keeps a live writer\'s', async () => {
+    const ref = await taskIn(box, 'planning');
+    const dir = box.orange.paths.taskDir('demo', ref.id);
+    await writeFile(join(dir, '.TASK.md.999999.deadbeef.tmp'), 'torn');
+    await writeFile(join(dir, `.TASK.md.${process.pid}.cafebabe.tmp`), 'ours');
+    await box.orange.store.patch('demo', ref.id, { summary: 'next' });
+    const left = (await readdir(dir)).filter((n) => n.endsWith('.tmp'));
+    expect(left).toEqual([`.TASK.md.${process.pid}.cafebabe.tmp`]);
+  });
+});
+
+describe('a TASK.md written by hand', () => {
+  it('takes the documented defaults for a missing branch, created_at and updated_at', async () => {
+    const ref = await taskIn(box, 'planning');
+    await rm(box.orange.paths.taskStateFile('demo', ref.id));
+    await writeFile(file(ref.id), `---\nid: ${ref.id}\nproject: demo\nstatus: planning\n---\n\nbody\n`);
+    const { mtime } = await stat(file(ref.id));
+    const task = await box.orange.store.read('demo', ref.id);
+    expect(task.meta).toMatchObject({ branch: `orange-tasks/${ref.id}`, created_at: mtime.toISOString(), updated_at: mtime.toISOString(), review_round: 0 });
+    expect(task.body).toBe('body\n');
+  });
+});
+
+describe('the listing index', () => {
+  it('follows hand edits, removed tasks and a corrupt index file', async () => {
+    const a = await taskIn(box, 'planning');
+    const b = await taskIn(box, 'planning');
+    const summaries = async () => Object.fromEntries((await box.orange.store.list('demo')).tasks.map((t) => [t.meta.id, t.meta.summary]));
+    expect(await summaries()).toEqual({ [a.id]: 'a task in planning', [b.id]: 'a task in planning' });
+    await editLine(a.id, 'summary', 'changed by hand');
+    expect((await summaries())[a.id]).toBe('changed by hand');
+    await box.orange.store.remove('demo', b.id);
+    expect(Object.keys(await summaries())).toEqual([a.id]);
+    await writeFile(box.orange.paths.taskIndexFile('demo'), '{"v":1,"entries":{"x":');
+    expect(await summaries()).toEqual({ [a.id]: 'changed by hand' });
+    // A forged entry for a task whose files it does not describe is never served.
+    await writeFile(box.orange.paths.taskIndexFile('demo'), JSON.stringify({ v: 1, entries: { [a.id]: { k: 'x', meta: { id: a.id, summary: 'forged' } } } }));
+    expect((await summaries())[a.id]).toBe('changed by hand');
+  });
+});
