@@ -4,6 +4,7 @@
  */
 import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
+import { execa } from 'execa';
 import { join } from 'node:path';
 import type { TaskMeta } from '@orange/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -117,5 +118,40 @@ describe('odd files under tasks/', () => {
     expect(monitor.code, monitor.stderr).toBe(0);
     const shown = await box.jsonError(['task', 'show', fifo.id]);
     expect(shown).toMatchObject({ code: 'E_UNREADABLE', exit: 1 });
+  });
+});
+
+describe('an agent editing TASK.md while orange writes it', () => {
+  it('loses none of 400 in-place edits to 12 parallel task update --summary calls, and none of those', async () => {
+    const task = await box.createTask(['edits/race', 'race the editor', '--no-spawn']);
+    const file = box.paths.taskFile(box.project, task.id);
+    // The issue's reproduction: read, append a line, write back in place — as an editor does.
+    const editor = execa(process.execPath, [
+      '-e',
+      `const fs = require('fs');
+       const file = process.argv[1];
+       (async () => {
+         for (let i = 1; i <= 400; i++) {
+           const text = fs.readFileSync(file, 'utf8');
+           fs.writeFileSync(file, text.endsWith('\\n') ? text + 'edit-' + i + '\\n' : text + '\\nedit-' + i + '\\n');
+           await new Promise((r) => setTimeout(r, Math.random() * 6));
+         }
+       })();`,
+      file,
+    ]);
+    const updates = await Promise.all(Array.from({ length: 12 }, (_, i) => box.orange(['task', 'update', task.id, '--summary', `s${i}`])));
+    const edited = await editor;
+    expect(edited.exitCode, edited.stderr).toBe(0);
+    for (const u of updates) expect(u.code, u.stderr).toBe(0);
+
+    const text = await readFile(file, 'utf8');
+    const missing = Array.from({ length: 400 }, (_, i) => `edit-${i + 1}`).filter((line) => !text.split('\n').includes(line));
+    expect(missing, `${missing.length} of 400 edits lost`).toEqual([]);
+    const history = await box.history(task.id);
+    const summaries = history.filter((e) => e.type === 'task.updated');
+    expect(summaries).toHaveLength(12);
+    const shown = await box.json<{ task: TaskMeta; tampered: unknown }>(['task', 'show', task.id]);
+    expect(shown.tampered).toBeNull();
+    expect(shown.task.summary).toBe((summaries.at(-1)?.summary as { to: string }).to);
   });
 });

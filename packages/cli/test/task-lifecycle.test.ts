@@ -251,6 +251,10 @@ describe('agent exits', () => {
       { task: task.id, role: 'worker', decision: 'crash', reason: 'process exited without its artifact (TASK.md has no ## Plan section)' },
     ]);
     expect((await box.task(task.id)).meta).toMatchObject({ status: 'planning', crash_count: 1, worker_spawn: null });
+    // The dead agent is shown, not only counted: ✗ in the list, `dead` in its JSON.
+    const listed = await box.json<{ flags: Record<string, { dead: string[] }> }>(['task', 'list']);
+    expect(listed.flags[task.id]?.dead).toEqual(['worker']);
+    expect((await box.orange(['task', 'list'])).stdout).toMatch(new RegExp(`${task.id}.*✗worker`));
     const human = await box.orange(['monitor', '--once']);
     expect(human.code).toBe(0);
     expect(human.stdout).toMatch(/^checked \d+ tasks, \d+ agents in \d+ ms$/m);
