@@ -91,10 +91,11 @@ export async function editSection(box: Sandbox, ref: TaskRef, section: string, c
   await writeFile(file, setSection(await readFile(file, 'utf8'), section, content));
 }
 
-/** The bytes of TASK.md and history.jsonl, to prove a refusal changed nothing. */
-export async function filesOf(box: Sandbox, ref: TaskRef): Promise<{ task: string; history: string }> {
+/** The bytes of TASK.md, state.json and history.jsonl, to prove a refusal changed nothing. */
+export async function filesOf(box: Sandbox, ref: TaskRef): Promise<{ task: string; state: string | null; history: string }> {
   return {
     task: await readFile(box.orange.paths.taskFile(ref.project, ref.id), 'utf8'),
+    state: await readFile(box.orange.paths.taskStateFile(ref.project, ref.id), 'utf8').catch(() => null),
     history: await readFile(box.orange.paths.historyFile(ref.project, ref.id), 'utf8'),
   };
 }

@@ -126,9 +126,10 @@ describe('a TASK.md written by hand', () => {
     const ref = await taskIn(box, 'planning');
     await rm(box.orange.paths.taskStateFile('demo', ref.id));
     await writeFile(file(ref.id), `---\nid: ${ref.id}\nproject: demo\nstatus: planning\n---\n\nbody\n`);
-    const { mtime } = await stat(file(ref.id));
+    // The file's mtime, to the millisecond (its fraction dropped, as Date does).
+    const mtime = new Date((await stat(file(ref.id))).mtimeMs).toISOString();
     const task = await box.orange.store.read('demo', ref.id);
-    expect(task.meta).toMatchObject({ branch: `orange-tasks/${ref.id}`, created_at: mtime.toISOString(), updated_at: mtime.toISOString(), review_round: 0 });
+    expect(task.meta).toMatchObject({ branch: `orange-tasks/${ref.id}`, created_at: mtime, updated_at: mtime, review_round: 0 });
     expect(task.body).toBe('body\n');
   });
 });
