@@ -1,4 +1,5 @@
 import { open, readFile } from 'node:fs/promises';
+import { terminalJson } from '../terminal-text.js';
 
 /** One line of `history.jsonl`. `type` names the event; other fields depend on it. */
 export interface HistoryEvent {
@@ -17,7 +18,8 @@ export async function appendHistory(file: string, event: Omit<HistoryEvent, 'tim
     const { size } = await handle.stat();
     const last = Buffer.alloc(1);
     const torn = size > 0 && (await handle.read(last, 0, 1, size - 1)).bytesRead === 1 && last[0] !== 0x0a;
-    await handle.appendFile(`${torn ? '\n' : ''}${JSON.stringify(full)}\n`, 'utf8');
+    // terminalJson: the same JSON, with control and bidi characters escaped, so `cat` of it is inert.
+    await handle.appendFile(`${torn ? '\n' : ''}${terminalJson(full)}\n`, 'utf8');
   } finally {
     await handle.close();
   }

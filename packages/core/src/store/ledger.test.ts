@@ -129,3 +129,15 @@ describe('a torn ledger', () => {
     await expect(box.orange.engine.readVerified(ref)).resolves.toMatchObject({ meta: { status: 'working' } });
   });
 });
+
+describe('history.jsonl on a terminal', () => {
+  it('is written without raw control characters, and reads back the exact strings', async () => {
+    const ref = await taskIn(box, 'planning');
+    const reason = 'evil \u001b]0;title\u0007 \u001b[2J \u009b31m \u202e';
+    await box.orange.store.appendHistory(ref.project, ref.id, { type: 'note', reason });
+    const bytes = await readFile(box.orange.paths.historyFile(ref.project, ref.id), 'utf8');
+    // eslint-disable-next-line no-control-regex
+    expect(bytes).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+    expect((await box.orange.store.history(ref.project, ref.id)).at(-1)).toMatchObject({ type: 'note', reason });
+  });
+});
