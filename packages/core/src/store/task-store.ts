@@ -50,6 +50,10 @@ export interface TaskStoreOptions {
 export const TASK_FILE_MAX_BYTES = 8 * 1024 * 1024;
 /** How long a write keeps trying while an editor keeps saving TASK.md under it. */
 const WRITE_PATIENCE_MS = 15_000;
+/** TASK.md saved by someone else this recently means an editor is busy with it. */
+const BUSY_MS = 1000;
+/** How long the file that was read is watched after a rename while an editor is busy. */
+const BUSY_LINGER_MS = 100;
 /** How long a write that put back an editor's edits watches for a save made from a copy without them. */
 const RESTORE_WATCH_MS = 250;
 
@@ -313,7 +317,8 @@ export class TaskStore {
         }
         const written = outcome.text;
         renamed = true;
-        const after = guard.file ? await this.settledContent(guard.file, path) : null;
+        const busy = guard.file !== null && Date.now() - guard.file.mtimeMs < BUSY_MS && !(previous?.rendered && sameFile(guard.file, previous.rendered));
+        const after = guard.file ? await this.settledContent(guard.file, path, busy ? BUSY_LINGER_MS : 0) : null;
         if (after === null || after === guard.file?.text) {
           // Edits that were missing from TASK.md were just put back. An editor that read it while they
           // were missing may still save its copy over them: watch the new file briefly for that.
@@ -423,20 +428,31 @@ export class TaskStore {
     return null;
   }
 
-  /** The content of an inode an editor may be rewriting: waits until it parses, or gives what it has. */
-  private async settledContent(file: OpenedFile, path: string): Promise<string | null> {
-    const deadline = Date.now() + this.settleMs;
-    for (let pause = 2; ; pause = Math.min(pause * 2, 50)) {
-      const text = await readAll(file.handle, TASK_FILE_MAX_BYTES, path);
-      if (text === file.text) return text;
-      try {
-        this.parse(text, path, Date.now());
-        return text;
-      } catch {
-        // Truncated and not yet rewritten, or garbage: an unparseable save cannot be merged.
-        if (!beingWritten(text) || Date.now() >= deadline) return null;
+  /**
+   * The content of the file that was read, looked at again after the rename. An editor may be
+   * writing into it right now: a change is taken once it parses and holds still for a moment (a
+   * large save lands a page at a time). When the file was saved by someone else just before (an
+   * editor is busy), it is watched for `lingerMs` so that a save stalled in the middle still counts.
+   * Returns null for a save that never parses.
+   */
+  private async settledContent(file: OpenedFile, path: string, lingerMs: number): Promise<string | null> {
+    const start = Date.now();
+    let last = await readAll(file.handle, TASK_FILE_MAX_BYTES, path);
+    for (;;) {
+      if (last === file.text && Date.now() - start >= lingerMs) return last;
+      await sleep(5);
+      const again = await readAll(file.handle, TASK_FILE_MAX_BYTES, path);
+      if (again !== file.text && again === last) {
+        try {
+          this.parse(again, path, Date.now());
+          return again;
+        } catch {
+          // Truncated and not yet rewritten, or garbage: an unparseable save cannot be merged.
+          if (!beingWritten(again) || Date.now() - start >= this.settleMs) return null;
+        }
       }
-      await sleep(pause);
+      if (again !== file.text && Date.now() - start >= this.settleMs) return null;
+      last = again;
     }
   }
 
