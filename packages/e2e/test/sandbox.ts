@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { execa } from 'execa';
-import { OrangePaths, readHistory, TaskStore, type HistoryEvent, type Task } from '@orange/core';
+import { ledgerStatus, OrangePaths, readHistory, TaskStore, type HistoryEvent, type Task } from '@orange/core';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 export const CLI = join(root, 'packages/cli/bin/run.js');
@@ -128,7 +128,10 @@ export class Sandbox {
     return readFile(join(this.paths.home, 'agent-logs', `${id}.log`), 'utf8').catch(() => '');
   }
 
-  /** Waits until the task reaches `status` (polling the file), or throws with its history. */
+  /**
+   * Waits until the task reaches `status` (polling the files) and its ledger records it — the
+   * status is written just before its `status.changed` line — or throws with its history.
+   */
   async waitForStatus(id: string, status: string | readonly string[], timeoutMs = 30_000): Promise<Task> {
     const wanted = typeof status === 'string' ? [status] : status;
     const deadline = Date.now() + timeoutMs;
@@ -136,9 +139,9 @@ export class Sandbox {
     while (Date.now() < deadline) {
       try {
         last = await this.task(id);
-        if (wanted.includes(last.meta.status)) return last;
+        if (wanted.includes(last.meta.status) && ledgerStatus(await this.history(id)) === last.meta.status) return last;
       } catch {
-        // Mid-rename reads are impossible (atomic), but the task may not exist yet.
+        // The task may not exist yet.
       }
       await new Promise((r) => setTimeout(r, 100));
     }
