@@ -29,11 +29,13 @@ export default class TaskList extends OrangeCommand {
     const scope = flags.all ? undefined : flags.project ? (await orange.projects.get(flags.project)).name : (await inferProject(orange))?.name;
     const { tasks, unreadable } = await orange.store.list(scope);
     const wanted = new Set((flags.status ?? []).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean));
-    const workflows = new Map<string, Workflow>();
-    const workflowOf = async (task: ListedTask) => {
+    // The promise is kept, not the result: the rows below ask for every task at once, and each
+    // lookup reads projects.json.
+    const workflows = new Map<string, Promise<Workflow>>();
+    const workflowOf = (task: ListedTask): Promise<Workflow> => {
       let workflow = workflows.get(task.meta.project);
       if (!workflow) {
-        workflow = await orange.workflowForProject(task.meta.project);
+        workflow = orange.workflowForProject(task.meta.project);
         workflows.set(task.meta.project, workflow);
       }
       return workflow;
