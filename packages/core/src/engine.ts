@@ -121,16 +121,6 @@ export class Engine {
   }
 
   /**
-   * Checks a status change without making it (map, guard, gate; not vetoes, which may depend on
-   * the moment): throws the TransitionRefused that `transition` would, so a caller can refuse a
-   * combined request before changing anything else.
-   */
-  async check(ref: TaskRef, to: string, options: TransitionOptions = {}): Promise<void> {
-    const task = await this.readVerified(ref);
-    await this.select(await this.orange.workflowForProject(task.meta.project), task, to, options);
-  }
-
-  /**
    * Reads a task and refuses it (E_TAMPERED) when TASK.md shows an engine-owned field with a value
    * the engine never wrote (a hand-edited status, branch, id, …), or its status disagrees with the ledger.
    */
