@@ -1,6 +1,8 @@
 import { mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { execa, type ResultPromise } from 'execa';
 import { inlineText, OrangePaths, readHistory, TaskStore, type HistoryEvent } from '@orange/core';
 import { table } from './render.js';
@@ -114,7 +116,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
 
     // Built-in plugins (tmux, worktree pool, github, …) plus a command harness running the scripted agent.
     const agent = join(dirname(options.cliEntry), '..', 'agents', 'scripted-agent.mjs');
-    const harnessModule = import.meta.resolve('@orange/harness-command');
+    const harnessModule = pathToFileURL(createRequire(import.meta.url).resolve('@orange/harness-command')).href;
     await writeFile(
       join(sandbox, 'orange.config.mjs'),
       [
