@@ -29,6 +29,7 @@ export {
   type TaskEdit,
   type TaskRequest,
   type RequestResult,
+  type ActionFailure,
 } from './engine.js';
 export {
   createHooks,
