@@ -4,6 +4,8 @@
 // the demo) is imported when it runs.
 import AgentExited from './commands/agent/exited.js';
 import Demo from './commands/demo.js';
+import Doctor from './commands/doctor.js';
+import Init from './commands/init.js';
 import Install from './commands/install.js';
 import Log from './commands/log.js';
 import Monitor from './commands/monitor.js';
@@ -34,6 +36,8 @@ import WorkspaceList from './commands/workspace/list.js';
 export const COMMANDS = {
   'agent:exited': AgentExited,
   'demo': Demo,
+  'doctor': Doctor,
+  'init': Init,
   'install': Install,
   'log': Log,
   'monitor': Monitor,

@@ -29,6 +29,7 @@ export {
   type TaskEdit,
   type TaskRequest,
   type RequestResult,
+  type ActionFailure,
 } from './engine.js';
 export {
   createHooks,
@@ -62,7 +63,8 @@ export {
 } from './plugin.js';
 export { Orange, type OrangeOptions } from './orange.js';
 export { noopActions, pluginActions, workflowActions, type NoopActionsOptions } from './noop-actions.js';
-export { defineConfig, loadConfig, configSearchStart, parseConfig, ConfigSchema, CONFIG_SEARCH_PLACES, type OrangeConfig, type OrangeConfigInput, type LoadedConfig } from './config.js';
+export { defineConfig, loadConfig, configSearchStart, parseConfig, ConfigSchema, CONFIG_SEARCH_PLACES, type OrangeConfig, type OrangeConfigInput, type LoadedConfig, type LoadConfigOptions } from './config.js';
+export type { SharedModules } from './config-loaders.js';
 export { Logger, LOG_LEVELS, LOG_ROTATE_BYTES, type LogLevel, type LogRecord } from './log.js';
 export { OrangePaths } from './store/paths.js';
 export { TaskStore, TASK_FILE_MAX_BYTES, type UnreadableTask, type ListedTask, type TaskInspection, type TaskStoreOptions } from './store/task-store.js';

@@ -97,11 +97,29 @@ export class Orange {
       }
       orange.plugins.push(plugin.name);
     }
+    orange.checkHarnessNames();
     // Every workflow the user wrote is checked now (its actions against what the plugins
     // provide), not when a project first uses it; built-ins the config does not use are not.
     orange.workflow(orange.defaultWorkflowName);
     for (const w of parsed.workflows) orange.workflow(w.name);
     return orange;
+  }
+
+  /**
+   * `harness` and `reviewHarness` must name a registered harness: a typo is refused when the
+   * config loads, naming the field and the known names, not when an agent is first spawned.
+   * Whether it is installed is a question for the moment of spawning (and `orange doctor`).
+   */
+  private checkHarnessNames(): void {
+    for (const field of ['harness', 'reviewHarness'] as const) {
+      const name = this.config[field];
+      if (name === undefined || this.harnesses.has(name)) continue;
+      const known = [...this.harnesses.keys()].join(', ') || 'none';
+      throw new OrangeError('E_CONFIG', `${this.configFile ?? 'built-in config'}: field "${field}" names no registered harness "${name}" (known: ${known})`, {
+        file: this.configFile,
+        field,
+      });
+    }
   }
 
   /** Fills a slot (runtime, workspaces, scm). A later plugin replaces an earlier one. */
