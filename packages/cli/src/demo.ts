@@ -1,8 +1,6 @@
 import { mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { execa, type ResultPromise } from 'execa';
 import { inlineText, OrangePaths, readHistory, TaskStore, type HistoryEvent } from '@orange/core';
 import { table } from './render.js';
@@ -116,11 +114,11 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
 
     // Built-in plugins (tmux, worktree pool, github, …) plus a command harness running the scripted agent.
     const agent = join(dirname(options.cliEntry), '..', 'agents', 'scripted-agent.mjs');
-    const harnessModule = pathToFileURL(createRequire(import.meta.url).resolve('@orange/harness-command')).href;
     await writeFile(
       join(sandbox, 'orange.config.mjs'),
       [
-        `import { command } from ${JSON.stringify(harnessModule)};`,
+        // The CLI's own instance (docs/configuration.md: imports a config shares with the CLI).
+        "import { command } from '@orange/harness-command';",
         '',
         'export default {',
         "  harness: 'scripted',",
