@@ -8,5 +8,8 @@ import { codeCacheDir, commandWords, loadWithCodeCache } from '../dist/code-cach
 module.enableCompileCache?.();
 
 const bundle = fileURLToPath(new URL('../dist/main.cjs', import.meta.url));
-const { exports } = loadWithCodeCache(bundle, { dir: codeCacheDir(), words: commandWords(process.argv.slice(2)) });
+const cacheDir = codeCacheDir();
+// jiti keeps compiled TypeScript configs in the same private folder (core's config loader reads this).
+if (cacheDir && !process.env.ORANGE_CODE_CACHE_DIR) process.env.ORANGE_CODE_CACHE_DIR = cacheDir;
+const { exports } = loadWithCodeCache(bundle, { dir: cacheDir, words: commandWords(process.argv.slice(2)) });
 await exports.run(import.meta.url);

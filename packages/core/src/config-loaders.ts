@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { SourceMap } from 'node:module';
-import { basename, dirname, isAbsolute, relative } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isOrangeError, OrangeError } from './errors.js';
 import { jsonErrorOffset } from './json-error-offset.js';
@@ -56,13 +56,24 @@ export type SharedModules = Readonly<Record<string, object>>;
  */
 export async function loadModuleConfig(file: string, modules: SharedModules = {}): Promise<unknown> {
   const { createJiti } = await import('jiti');
-  const jiti = createJiti(import.meta.url, { fsCache: true, moduleCache: false, interopDefault: true, virtualModules: { ...modules } });
+  const jiti = createJiti(import.meta.url, { fsCache: jitiCacheDir(), moduleCache: false, interopDefault: true, virtualModules: { ...modules } });
   try {
     return await jiti.import<unknown>(file, { default: true });
   } catch (error) {
     // jiti compiles JavaScript as well, so a stack frame in any config maps back the same way.
     throw await moduleLoadError(file, error, true);
   }
+}
+
+/**
+ * Where jiti keeps compiled configs: beside the CLI's own code cache (`ORANGE_CODE_CACHE_DIR`,
+ * which bin/run.js sets), in the user's private cache folder. jiti's default is a shared
+ * `$TMPDIR/jiti`, where another user could leave compiled code for the next call to run, and
+ * which outlives a sandbox that points TMPDIR at itself.
+ */
+function jitiCacheDir(): string | true {
+  const dir = process.env.ORANGE_CODE_CACHE_DIR;
+  return dir ? join(dir, 'jiti') : true;
 }
 
 interface Place {
