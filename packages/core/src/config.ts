@@ -141,8 +141,12 @@ export async function configSearchStart(cwd: string, paths: OrangePaths): Promis
   return project?.path ?? cwd;
 }
 
-/** How long loading the config may take before it is given up, unless `ORANGE_CONFIG_TIMEOUT_MS` says. */
-export const CONFIG_TIMEOUT_MS = 10_000;
+/**
+ * How long loading the config may take before it is given up, unless `ORANGE_CONFIG_TIMEOUT_MS` says.
+ * Generous: a busy machine (a CI box running agents and tests) can take seconds to compile a
+ * TypeScript config, and only a config that never finishes should be refused.
+ */
+export const CONFIG_TIMEOUT_MS = 30_000;
 
 /** The config loading time limit from `ORANGE_CONFIG_TIMEOUT_MS`; E_CONFIG when that is not a positive integer. */
 export function configTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
