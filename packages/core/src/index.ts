@@ -1,6 +1,6 @@
 export { OrangeError, TransitionRefused, WorkflowInvalid, isOrangeError, type ErrorCode } from './errors.js';
 export { parseGuard, evaluateGuard, guardsOverlap, type Guard, type GuardOperator, type GuardLiteral, type GuardParse } from './guard.js';
-export { parseSections, setSection, type Sections } from './sections.js';
+export { parseSections, setSection, sectionNameProblem, strayHeading, type Sections } from './sections.js';
 export { builtinGates, reviewVerdict, gateContext, type Gate, type GateContext, type GateResult, type ReviewVerdict } from './gates.js';
 export { TaskMetaSchema, TASK_ID_PATTERN, type Task, type TaskMeta, type AgentRole } from './task.js';
 export {
@@ -42,6 +42,8 @@ export {
   type CrashEvent,
   type AutoAdvancedEvent,
   type PromptEvent,
+  type RefusalCheck,
+  type TransitionRefusedEvent,
 } from './hooks.js';
 export {
   definePlugin,
