@@ -72,6 +72,7 @@ export { FREE_FIELDS, type FreeField, type FieldMismatch } from './store/task-st
 export { ProjectStore, ProjectSchema, type Project, type ProjectInput } from './store/projects.js';
 export { parseTaskFile, serializeTask, newTaskMeta } from './store/task-file.js';
 export { appendHistory, readHistory, ledgerStatus, type HistoryEvent } from './store/history.js';
+export { listTranscripts, pruneTranscripts, TRANSCRIPT_ROTATE_BYTES, TRANSCRIPTS_KEPT, type Transcript } from './store/transcripts.js';
 export { writeFileAtomic } from './store/atomic.js';
 export { withLock } from './store/lock.js';
 export {
