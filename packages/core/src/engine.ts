@@ -10,9 +10,7 @@ import { newTaskMeta } from './store/task-file.js';
 import type { AgentRole, Task, TaskMeta } from './task.js';
 import type { Transition, Workflow } from './workflow/workflow.js';
 import { renderPrompt } from './workflow/prompts.js';
-import { withLock } from './store/lock.js';
 import { oneLineSummary } from './terminal-text.js';
-import { join } from 'node:path';
 
 /** Identifies a task on disk. */
 export interface TaskRef {
@@ -364,7 +362,7 @@ export class Engine {
     });
     const body = input.context && input.context.trim() !== '' ? setSection('', 'Context', input.context) : '';
     // Branch uniqueness needs a project-wide lock: two creates for one branch must not both win.
-    const task = await withLock(join(this.orange.paths.projectTasksDir(projectName), '.create'), `project ${projectName}`, async () => {
+    const task = await this.orange.store.withProjectLock(projectName, async () => {
       const { tasks } = await this.orange.store.list(projectName);
       const holder = tasks.find((t) => t.meta.branch === branch && !workflow.isTerminal(t.meta.status));
       if (holder) throw new OrangeError('E_TASK_EXISTS', `branch ${branch} already has task ${holder.meta.id} (${holder.meta.status})`);

@@ -89,3 +89,6 @@ export { findExecutable } from './executable.js';
 export { inlineText, blockText, oneLineSummary, terminalJson } from './terminal-text.js';
 export { listProcesses, processesInside, processTree, withAncestors, type ProcessEntry } from './process-table.js';
 export { stopProcesses, type StopTimings } from './process-stop.js';
+export { simulateWorkflow, type SimulationResult, type SimulationStep } from './simulation/simulate.js';
+export { parseScript, SCRIPT_COMMANDS, type ScriptEvent, type ScriptStep } from './simulation/script.js';
+export { MemoryTaskStore, MemoryProjectStore, SilentLogger } from './simulation/memory-stores.js';
