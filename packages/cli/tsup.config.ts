@@ -43,6 +43,8 @@ export default packageBuild({
     'agent-wrapper': '../../plugins/tmux/src/agent-wrapper.ts',
     // Likewise the detached reaper that kills a caller's own window after it exits (`windowReaperPath`).
     'window-reaper': '../../plugins/tmux/src/window-reaper.ts',
+    // And the process tmux pipe-pane feeds each agent's output to (`transcriptWriterPath`).
+    'transcript-writer': '../../plugins/tmux/src/transcript-writer.ts',
   },
   dts: false,
   splitting: true,

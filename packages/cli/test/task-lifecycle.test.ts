@@ -134,6 +134,15 @@ describe('attach', () => {
     expect(refused).toMatchObject({ code: 'E_USAGE', exit: 2, error: 'attach needs a terminal (standard input is not one)' });
   });
 
+  it('refuses a finished task without advising a respawn that would be refused too', async () => {
+    const task = await box.createTask(['feature/attach-done', 'finished before attaching']);
+    await box.json(['task', 'cancel', task.id, '--yes']);
+    const refused = await box.jsonError(['task', 'attach', task.id]);
+    expect(refused).toMatchObject({ code: 'E_NOT_ALLOWED', exit: 1 });
+    expect(refused.error).toBe(`task ${task.id} is cancelled; a finished task has no agents to attach to (its output: orange task output ${task.id})`);
+    expect(refused.error).not.toMatch(/respawn/);
+  });
+
   it("attaches a terminal to the task's session and returns 0 (and with --json one object) when detached", async () => {
     const task = await box.startTask('feature/attach');
     // `script` gives the CLI a pseudo-terminal, as a user's shell would.
