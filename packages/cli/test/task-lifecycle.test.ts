@@ -77,7 +77,7 @@ describe('starting and inspecting agents', () => {
     const done = await box.json<TransitionJson>(['task', 'complete', task.id]);
     expect(done).toMatchObject({ from: 'working', to: 'agent-review', task: { review_round: 1 } });
     expect(done.task.reviewer_spawn).toBeTruthy();
-    expect(await box.windows()).toEqual(expect.arrayContaining([`${session(task)}:worker`, `${session(task)}:review-1`]));
+    expect(await box.windows()).toEqual(expect.arrayContaining([`${session(task)}:worker`, `${session(task)}:review-1-${done.task.reviewer_spawn}`]));
   });
 
   it('stuck asks for a human from working', async () => {

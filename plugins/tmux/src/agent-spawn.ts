@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { newSpawnId, OrangeError, pruneTranscripts, TRANSCRIPTS_KEPT, writeFileAtomic, type ActionContext, type AgentRole, type HarnessRequest } from '@orange/core';
 import { agentEnv } from './agent-env.js';
 import { ensureOrangeShim } from './orange-shim.js';
-import { sessionName, sessionTarget, windowName, windowTarget } from './session-name.js';
+import { isAgentWindow, isReviewerWindow, sessionName, sessionTarget, WORKER_WINDOW, windowName, windowTarget } from './session-name.js';
 import { escapeTmuxFormat, type TmuxClient } from './tmux-client.js';
 import { killVerified } from './tmux-kill.js';
 import { transcriptPipeCommand } from './transcript-pipe.js';
@@ -46,22 +46,25 @@ export async function spawnAgent(ctx: ActionContext, role: AgentRole, setup: Spa
     throw new OrangeError('E_RUNTIME', `task ${meta.id} has no workspace, so its ${role} cannot start (acquire_workspace must run first)`);
   }
   const field = role === 'worker' ? 'worker_spawn' : 'reviewer_spawn';
-  const window = windowName(meta, role);
   const windows = await client.listWindows();
   const sessions = new Set(windows.map((w) => w.session));
   // A renamed branch keeps its agents in the session recorded at spawn time.
   const session = meta.tmux_session && sessions.has(meta.tmux_session) ? meta.tmux_session : sessionName(meta);
-  const existing = windows.find((w) => w.session === session && w.window === window);
-  if (existing) {
-    if (!existing.dead && meta[field] !== null) {
-      ctx.log.debug('agent already running', { task: meta.id, role, session, window });
-      return { spawnId: null, session, window };
-    }
-    // Two windows of one name would make every exact target ambiguous.
-    await killVerified(client, 'window', windowTarget(session, window));
+  const recorded = meta[field];
+  const running = recorded === null ? undefined : windows.find((w) => w.session === session && !w.dead && isAgentWindow(w.window, meta, role));
+  if (running) {
+    ctx.log.debug('agent already running', { task: meta.id, role, session, window: running.window });
+    return { spawnId: null, session, window: running.window };
   }
+  // One agent of a role at a time: a window left by an earlier one (its exit already handled, or a
+  // dead pane kept by remain-on-exit) goes first. For the worker, two windows of one name would
+  // also make every exact target ambiguous.
+  const stale = windows.filter((w) => w.session === session && (role === 'worker' ? w.window === WORKER_WINDOW : isReviewerWindow(w.window, null)));
+  for (const old of stale) await killVerified(client, 'window', windowTarget(session, old.window));
   // Killing a session's last window ends the session.
-  const sessionAlive = windows.some((w) => w.session === session && w !== existing);
+  const sessionAlive = windows.some((w) => w.session === session && !stale.includes(w));
+  const spawnId = newSpawnId();
+  const window = windowName(meta, role, spawnId);
 
   const orange = ctx.orange;
   const harness = await orange.resolveHarness(meta, role);
@@ -78,7 +81,6 @@ export async function spawnAgent(ctx: ActionContext, role: AgentRole, setup: Spa
   const command = harness.command(request);
   if (command.argv.length === 0) throw new OrangeError('E_HARNESS', `harness ${harness.name} returned an empty command`);
 
-  const spawnId = newSpawnId();
   if (orange.cliEntry) await ensureOrangeShim(orange.paths, orange.cliEntry);
   const env = agentEnv({ task: meta, role, prompt, workspace, spawnId, paths: orange.paths, socketName: setup.socketName, harnessEnv: command.env });
   const wrapper = [
