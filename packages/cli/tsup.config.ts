@@ -84,6 +84,8 @@ const scripts = packageBuild({
     index: 'src/index.ts',
     'agent-wrapper': '../../plugins/tmux/src/agent-wrapper.ts',
     'window-reaper': '../../plugins/tmux/src/window-reaper.ts',
+    // And the process tmux pipe-pane feeds each agent's output to (`transcriptWriterPath`).
+    'transcript-writer': '../../plugins/tmux/src/transcript-writer.ts',
   },
   dts: false,
   clean: false,

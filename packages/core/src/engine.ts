@@ -1,18 +1,16 @@
 import { isOrangeError, OrangeError, TransitionRefused, type ErrorCode } from './errors.js';
 import { decideExit, exitHandledInStatus, type ExitDecision } from './exit-rules.js';
 import { evaluateGuard } from './guard.js';
-import type { ActionContext, Cause, TransitionEvent } from './hooks.js';
+import type { ActionContext, Cause, RefusalCheck, TransitionEvent } from './hooks.js';
 import type { Orange } from './orange.js';
-import { parseSections, setSection } from './sections.js';
+import { parseSections, sectionNameProblem, setSection, strayHeading } from './sections.js';
 import type { HistoryEvent } from './store/history.js';
 import { assertBranchName, assertProjectName, newTaskId } from './store/names.js';
 import { newTaskMeta } from './store/task-file.js';
 import type { AgentRole, Task, TaskMeta } from './task.js';
 import type { Transition, Workflow } from './workflow/workflow.js';
 import { renderPrompt } from './workflow/prompts.js';
-import { withLock } from './store/lock.js';
 import { oneLineSummary } from './terminal-text.js';
-import { join } from 'node:path';
 
 /** Identifies a task on disk. */
 export interface TaskRef {
@@ -175,11 +173,27 @@ export class Engine {
     const from = task.meta.status;
     const cause = options.cause ?? 'request';
     const workflow = await this.orange.workflowForProject(task.meta.project);
-    const transition = await this.select(workflow, task, to, options);
-    const event: TransitionEvent = { orange: this.orange, task, workflow, transition, from, to, cause };
-    const veto = await this.orange.hooks.beforeTransition.promise(event);
-    if (typeof veto === 'string' && veto !== '') throw new TransitionRefused('E_VETOED', from, to, veto);
-    return { event, options };
+    try {
+      const transition = await this.select(workflow, task, to, options);
+      const event: TransitionEvent = { orange: this.orange, task, workflow, transition, from, to, cause };
+      const veto = await this.orange.hooks.beforeTransition.promise(event);
+      if (typeof veto === 'string' && veto !== '') throw new TransitionRefused('E_VETOED', from, to, veto);
+      return { event, options };
+    } catch (error) {
+      if (error instanceof TransitionRefused) await this.announceRefusal(task, error, cause);
+      throw error;
+    }
+  }
+
+  /** Tells `transitionRefused` observers (notifiers, audit logs) about a refusal; they cannot change it. */
+  private async announceRefusal(task: Task, refusal: TransitionRefused, cause: Cause): Promise<void> {
+    const check = REFUSAL_CHECKS[refusal.code];
+    if (check === undefined) return;
+    const reason = typeof refusal.details.reason === 'string' ? refusal.details.reason : refusal.message;
+    const source = cause === 'auto' || cause === 'crash' ? 'exit-rule' : 'request';
+    await this.safely('transitionRefused', () =>
+      this.orange.hooks.transitionRefused.promise({ orange: this.orange, task, from: refusal.from, to: refusal.to, cause, source, check, code: refusal.code, reason }),
+    );
   }
 
   /** Status write → ledger → actions → reset → history → hooks. The task lock is held. */
@@ -362,7 +376,7 @@ export class Engine {
     });
     const body = input.context && input.context.trim() !== '' ? setSection('', 'Context', input.context) : '';
     // Branch uniqueness needs a project-wide lock: two creates for one branch must not both win.
-    const task = await withLock(join(this.orange.paths.projectTasksDir(projectName), '.create'), `project ${projectName}`, async () => {
+    const task = await this.orange.store.withProjectLock(projectName, async () => {
       const { tasks } = await this.orange.store.list(projectName);
       const holder = tasks.find((t) => t.meta.branch === branch && !workflow.isTerminal(t.meta.status));
       if (holder) throw new OrangeError('E_TASK_EXISTS', `branch ${branch} already has task ${holder.meta.id} (${holder.meta.status})`);
@@ -615,6 +629,30 @@ export class Engine {
   }
 
   /**
+   * Replaces one `## name` section of a task's TASK.md body (appending it when missing) under the
+   * task lock, keeping every other byte and any concurrent edit of the rest of the body
+   * (`orange task section set`): agents write artifacts without editing the file with regexes.
+   */
+  async writeSection(ref: TaskRef, name: string, content: string): Promise<Task> {
+    const problem = sectionNameProblem(name);
+    if (problem) throw new OrangeError('E_INVALID_INPUT', `section "${oneLineSummary(name).slice(0, 60)}": ${problem}`);
+    if (Buffer.byteLength(content) > SECTION_MAX_BYTES) {
+      throw new OrangeError('E_INVALID_INPUT', `section ${name}: the text is larger than ${SECTION_MAX_BYTES / 1024 / 1024} MB`);
+    }
+    const stray = strayHeading(content);
+    if (stray !== null) {
+      throw new OrangeError('E_INVALID_INPUT', `section ${name}: the text has its own level-2 heading "## ${oneLineSummary(stray).slice(0, 60)}", which would start another section; use ### inside a section`);
+    }
+    return this.orange.store.withTaskLock(ref.project, ref.id, async () => {
+      await this.readVerified(ref);
+      const task = await this.orange.store.update(ref.project, ref.id, {}, (body) => setSection(body, name, content));
+      await this.record(task, { type: 'section.written', section: name, bytes: Buffer.byteLength(content.trim()) });
+      this.orange.log.info('section written', { task: ref.id, section: name });
+      return task;
+    });
+  }
+
+  /**
    * Restores every engine-owned field TASK.md shows forged (and a status the ledger disagrees with)
    * to its value of record, keeping the body and the free fields; returns what was restored.
    */
@@ -661,6 +699,17 @@ export class Engine {
     }
   }
 }
+
+/** Largest text `writeSection` takes for one section (TASK.md itself is capped at 8 MB). */
+const SECTION_MAX_BYTES = 1024 * 1024;
+
+/** Which check raised each refusal code (E_TAMPERED is a refusal to read, not a transition check). */
+const REFUSAL_CHECKS: Partial<Record<string, RefusalCheck>> = {
+  E_ILLEGAL_TRANSITION: 'map',
+  E_GUARD_FAILED: 'guard',
+  E_GATE_FAILED: 'gate',
+  E_VETOED: 'veto',
+};
 
 /** The `attention` note for actions that failed after a write: `hook failed: a` / `hooks failed: a, b`. */
 function failedHooksNote(failed: readonly string[]): string {
