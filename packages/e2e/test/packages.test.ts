@@ -71,7 +71,7 @@ describe('the packed packages', () => {
       }
       const listing = await execa('tar', ['-tzf', packed.file]);
       const files = String(listing.stdout).split('\n').map((f) => f.replace(/^package\//, ''));
-      const need = ['package.json', 'README.md', 'dist/index.js', ...(workspace === 'packages/cli' ? ['bin/run.js', 'oclif.manifest.json', 'dist/main.js', 'agents/scripted-agent.mjs'] : ['dist/index.d.ts'])];
+      const need = ['package.json', 'README.md', 'dist/index.js', ...(workspace === 'packages/cli' ? ['bin/run.js', 'oclif.manifest.json', 'dist/main.cjs', 'agents/scripted-agent.mjs'] : ['dist/index.d.ts'])];
       for (const file of need) if (!files.includes(file)) problems.push(`${manifest.name}: ${file} is not in the tarball`);
       if (files.some((f) => f.startsWith('src/') || f.endsWith('.test.ts'))) problems.push(`${manifest.name}: sources or tests are in the tarball`);
       if (workspace !== 'packages/cli' && (manifest.exports?.['.']?.types !== './dist/index.d.ts' || manifest.exports['.'].import !== './dist/index.js')) {
