@@ -5,6 +5,7 @@
  * node_modules, so no network is needed), and a config that imports @orange/core, a built-in
  * plugin, zod and a local plugin file runs a task there with the installed `orange`.
  */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { readFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -15,7 +16,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalRegistry } from './local-registry.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
-const PUBLISHED = ['packages/core', 'packages/cli', 'plugins/tmux', 'plugins/worktree-pool', 'plugins/harness-claude', 'plugins/harness-codex', 'plugins/harness-command', 'plugins/github'];
+// Every package under packages/ and plugins/ that is not private: a new plugin is covered as it lands.
+const PUBLISHED = ['packages', 'plugins'].flatMap((group) =>
+  readdirSync(join(root, group))
+    .map((name) => `${group}/${name}`)
+    .filter((dir) => existsSync(join(root, dir, 'package.json')) && !(JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8')) as { private?: boolean }).private),
+);
 const PLUGINS = PUBLISHED.filter((p) => p.startsWith('plugins/'));
 const GIT_ENV = { GIT_AUTHOR_NAME: 'Orange Test', GIT_AUTHOR_EMAIL: 'test@orange.invalid', GIT_COMMITTER_NAME: 'Orange Test', GIT_COMMITTER_EMAIL: 'test@orange.invalid' };
 
