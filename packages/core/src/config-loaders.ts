@@ -113,6 +113,11 @@ async function moduleLoadError(file: string, error: unknown, typescript: boolean
     return locatedError(file, place, place ? error.message : `SyntaxError: ${error.message} (in this file or a module it imports)`);
   }
   const reason = error.name && error.name !== 'Error' ? `${error.name}: ${error.message}` : error.message;
+  // Thrown by a local file the config imports (plugins/veto.ts at load): say where in it.
+  const local = await localFramePlace(file, error);
+  if (local && local.file !== file) {
+    return locatedError(file, null, `${reason} (thrown at ${relativeTo(file, local.file)}:${local.line}${local.column === undefined ? '' : `:${local.column}`})`);
+  }
   return locatedError(file, await framePlace(file, error, typescript), reason);
 }
 
@@ -172,6 +177,20 @@ async function framePlace(file: string, error: Error, typescript: boolean): Prom
     if (path !== file) continue;
     const place = { line: Number(line), column: Number(column) };
     return typescript ? await typeScriptPlace(file, place) : place;
+  }
+  return null;
+}
+
+/** The innermost stack frame in a file of the config's own directory tree (not node_modules), mapped back as written. */
+async function localFramePlace(file: string, error: Error): Promise<(Place & { file: string }) | null> {
+  const root = `${dirname(file)}/`;
+  for (const frame of (error.stack ?? '').split('\n').slice(1)) {
+    const match = /(?:\(|at (?:async )?)((?:file:\/\/)?\/[^()]*?):(\d+):(\d+)\)?\s*$/.exec(frame);
+    if (!match) continue;
+    const [, location = '', line = '0', column = '0'] = match;
+    const path = location.startsWith('file://') ? fileURLToPath(location) : location;
+    if (!path.startsWith(root) || path.includes('/node_modules/')) continue;
+    return { file: path, ...(await typeScriptPlace(path, { line: Number(line), column: Number(column) })) };
   }
   return null;
 }

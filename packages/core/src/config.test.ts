@@ -263,6 +263,12 @@ describe('config files that do not load', () => {
     );
   });
 
+  it('names the local plugin file, line and column where a plugin file throws while it loads', async () => {
+    const file = await write('orange.config.ts', "import { veto } from './plugins/veto.js';\nexport default { plugins: [veto()] };\n");
+    await write('plugins/veto.ts', "const channel: string | undefined = process.env.NO_SUCH_CHANNEL;\nif (!channel) throw new Error('set NO_SUCH_CHANNEL');\nexport const veto = () => ({ name: 'veto', apply() {} });\n");
+    expect((await errorOf(loadConfig(dir))).message).toBe(`${file}: set NO_SUCH_CHANNEL (thrown at plugins/veto.ts:2:21)`);
+  });
+
   it('names the local plugin file and its line when the plugin imports a missing package', async () => {
     const file = await write('orange.config.ts', "import { veto } from './plugins/veto.js';\nexport default { plugins: [veto()] };\n");
     await write('plugins/veto.ts', "import type { OrangePlugin } from '@orange/core';\n\nimport { slack } from '@acme/slack-sdk/client';\nexport const veto = (): OrangePlugin => ({ name: 'veto', apply() { slack(); } });\n");
