@@ -90,7 +90,8 @@ describe('orange task merge on a finished task', () => {
   it('says plainly that a done task was already merged, and that a cancelled one has nothing to merge', async () => {
     await pushedBranch('feature/merged-twice');
     const task = await box.createTask(['feature/merged-twice', 'merge me twice', '--status', 'reviewing']);
-    await box.json(['task', 'merge', task.id]);
+    // A merge commit: earlier tests moved origin/main on, past the local main this branch grew from.
+    await box.json(['task', 'merge', task.id, '--strategy', 'merge']);
     const again = await box.jsonError(['task', 'merge', task.id]);
     expect(again).toMatchObject({ code: 'E_NOT_ALLOWED', exit: 1, error: `task ${task.id} is already done (merged); there is nothing left to merge` });
     const cancelled = await box.createTask(['feature/given-up', 'given up']);

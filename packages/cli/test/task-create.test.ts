@@ -156,7 +156,8 @@ describe('orange task show and update', () => {
   it('show returns frontmatter, body and history as one JSON object', async () => {
     const task = await box.createTask(['feature/show', 'show me'], { context: 'the context\n' });
     const out = await box.json<{ task: TaskMeta; body: string; history: HistoryEvent[]; tampered: unknown }>(['task', 'show', task.id]);
-    expect(Object.keys(out).sort()).toEqual(['body', 'history', 'tampered', 'task']);
+    expect(Object.keys(out).sort()).toEqual(['agents', 'body', 'history', 'tampered', 'task', 'transcripts']);
+    expect(out).toMatchObject({ agents: [], transcripts: [] });
     expect(out.task).toMatchObject({ id: task.id, summary: 'show me', status: 'pending' });
     expect(out.body).toContain('## Context');
     expect(out.history.map((e) => e.type)).toEqual(['task.created']);
