@@ -203,16 +203,21 @@ export class Monitor {
   private async checkPullRequest(task: ListedTask, project: Project, workflow: Workflow, reactions: Array<{ task: string; reaction: string; outcome: string }>) {
     const scm = this.orange.maybeSlot('scm');
     if (!scm?.pullRequestFeedback || this.orange.hooks.pullRequestChecked.taps.length === 0) return;
-    const feedback = await scm.pullRequestFeedback(task, project);
-    if (feedback === null) return;
-    const current = await this.orange.store.read(task.meta.project, task.meta.id);
-    await this.orange.hooks.pullRequestChecked.promise({
-      orange: this.orange,
-      task: current,
-      workflow,
-      feedback,
-      report: (entry) => reactions.push({ task: task.meta.id, ...entry }),
-    });
+    // Feedback is extra: failing to read or act on it must not keep a merged or closed PR from syncing.
+    try {
+      const feedback = await scm.pullRequestFeedback(task, project);
+      if (feedback === null) return;
+      const current = await this.orange.store.read(task.meta.project, task.meta.id);
+      await this.orange.hooks.pullRequestChecked.promise({
+        orange: this.orange,
+        task: current,
+        workflow,
+        feedback,
+        report: (entry) => reactions.push({ task: task.meta.id, ...entry }),
+      });
+    } catch (error) {
+      this.orange.log.child('monitor').warn('pull request feedback failed', { task: task.meta.id, error: error instanceof Error ? error.message : String(error) });
+    }
   }
 
   /**
