@@ -54,19 +54,27 @@ async function react(event: PullRequestEvent, settings: ReactionsOptions): Promi
   const review = decideChangesRequested(event, settings['changes-requested'], history, now);
   if (review) decisions.push(['changes-requested', review]);
 
-  const sends = decisions.filter((d): d is [ReactionName, Extract<Decision, { kind: 'send' }>] => d[1].kind === 'send');
   const attempt = (name: ReactionName) => history.filter((e) => e.type === 'reaction.fired' && e.reaction === name).length + 1;
   await orange.store.withTaskLock(project, id, async () => {
+    // Decided on a read without the lock: another monitor may have fired the same key since.
+    const fresh = await orange.store.history(project, id);
+    for (let i = decisions.length - 1; i >= 0; i--) {
+      const [name, d] = decisions[i] as [ReactionName, Decision];
+      const done = lastOf(fresh, 'reaction.gave_up', name, d.key) ?? (d.kind === 'give-up' ? undefined : lastOf(fresh, 'reaction.fired', name, d.key));
+      if (done) decisions.splice(i, 1);
+    }
+    const sends = decisions.filter((entry) => entry[1].kind === 'send');
     for (const [name, d] of decisions) {
       if (d.kind === 'give-up') await orange.store.appendHistory(project, id, { type: 'reaction.gave_up', reaction: name, key: d.key, reason: d.reason });
       else await orange.store.appendHistory(project, id, { type: 'reaction.fired', reaction: name, key: d.key, head: feedback.headSha, attempt: attempt(name), auto: d.kind === 'send' });
     }
     if (sends.length > 0) {
-      const text = sends.map(([, d]) => d.text).join('\n\n');
+      const text = sends.map(([, d]) => (d.kind === 'send' ? d.text : '')).join('\n\n');
       await orange.store.update(project, id, {}, (body) => setSection(body, 'Feedback', text));
     }
   });
 
+  const sends = decisions.filter((d): d is [ReactionName, Extract<Decision, { kind: 'send' }>] => d[1].kind === 'send');
   for (const [name, d] of decisions) {
     if (d.kind === 'notify') {
       orange.notifications.raise({ event: `reaction.${name}`, priority: 'action', title: d.title, reason: d.reason, task: task.meta });
@@ -222,9 +230,14 @@ async function approvedAndGreen(event: PullRequestEvent, o: ReactionsOptions['ap
   const ref = { project: event.task.meta.project, id: event.task.meta.id };
   const scm = orange.maybeSlot('scm');
   const merge = o.auto && scm?.mergePullRequest ? scm.mergePullRequest.bind(scm) : null;
-  await orange.store.withTaskLock(ref.project, ref.id, () =>
-    orange.store.appendHistory(ref.project, ref.id, { type: 'reaction.fired', reaction: 'approved-and-green', key, head: feedback.headSha, auto: merge !== null }),
-  );
+  const first = await orange.store.withTaskLock(ref.project, ref.id, async () => {
+    // Another monitor may have fired it since the history was read.
+    const fresh = await orange.store.history(ref.project, ref.id);
+    if (lastOf(fresh, 'reaction.fired', 'approved-and-green', key) || lastOf(fresh, 'reaction.gave_up', 'approved-and-green', key)) return false;
+    await orange.store.appendHistory(ref.project, ref.id, { type: 'reaction.fired', reaction: 'approved-and-green', key, head: feedback.headSha, auto: merge !== null });
+    return true;
+  });
+  if (!first) return;
   if (!merge) {
     orange.notifications.raise({
       event: 'pull_request.approved',
