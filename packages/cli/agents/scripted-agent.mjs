@@ -9,6 +9,9 @@
 //   agent.rename: new-branch-name   rename the branch from inside the worktree while planning
 //   agent.pace: 800                 milliseconds between steps (so a human can watch)
 //
+// Pull request feedback that reactions write into `## Feedback` is logged line by line as
+// `feedback: …` when a notification arrives, then acted on like a failed review.
+//
 // Everything it does is printed (visible with `orange task attach`) and appended to
 // $ORANGE_HOME/agent-logs/<task-id>.log.
 import { execFileSync } from 'node:child_process';
@@ -119,6 +122,9 @@ async function waitForNotifications() {
     if (line.trim() === '') continue;
     log(`notified: ${line.trim()}`);
     await sleep(300 + pace);
+    // Pull request feedback (reactions): a real agent would read it and fix what it says.
+    const feedback = parseSections(readTask().body).get('Feedback') ?? '';
+    for (const item of feedback.split('\n').filter((l) => l.trim() !== '')) log(`feedback: ${item.trim()}`);
     const status = readTask().meta.status;
     if (status === 'working') await work(true);
     else if (status === 'reviewing') log('review passed; waiting for the human to merge');

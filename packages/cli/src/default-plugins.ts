@@ -1,5 +1,6 @@
 import type { OrangePlugin } from '@orange/core';
 import { github } from '@orange/plugin-github';
+import { reactions } from '@orange/plugin-reactions';
 import { claude } from '@orange/harness-claude';
 import { codex } from '@orange/harness-codex';
 import { command } from '@orange/harness-command';
@@ -8,9 +9,10 @@ import { worktreePool } from '@orange/plugin-worktree-pool';
 
 /**
  * What Orange runs on when the config does not say `defaults: false`: tmux, the worktree pool,
- * the three harnesses (claude, codex, command — the first installed one is used) and GitHub.
+ * the three harnesses (claude, codex, command — the first installed one is used), GitHub and the
+ * pull request reactions (docs/reactions.md).
  * A config plugin with the same name replaces the built-in one.
  */
 export function defaultPlugins(): OrangePlugin[] {
-  return [tmux(), worktreePool(), claude(), codex(), command(), github()];
+  return [tmux(), worktreePool(), claude(), codex(), command(), github(), reactions()];
 }

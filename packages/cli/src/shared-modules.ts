@@ -7,7 +7,7 @@ import type { SharedModules } from '@orange/core';
  * the CLI's built-ins belongs here too (docs/configuration.md, "Imports a config shares with the CLI").
  */
 export async function sharedModules(): Promise<SharedModules> {
-  const [core, zod, tmux, worktreePool, claude, codex, command, github] = await Promise.all([
+  const [core, zod, tmux, worktreePool, claude, codex, command, github, reactions] = await Promise.all([
     import('@orange/core'),
     import('zod'),
     import('@orange/plugin-tmux'),
@@ -16,6 +16,7 @@ export async function sharedModules(): Promise<SharedModules> {
     import('@orange/harness-codex'),
     import('@orange/harness-command'),
     import('@orange/plugin-github'),
+    import('@orange/plugin-reactions'),
   ]);
   return {
     '@orange/core': core,
@@ -29,5 +30,6 @@ export async function sharedModules(): Promise<SharedModules> {
     '@orange/harness-codex': codex,
     '@orange/harness-command': command,
     '@orange/plugin-github': github,
+    '@orange/plugin-reactions': reactions,
   };
 }

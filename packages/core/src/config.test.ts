@@ -56,7 +56,7 @@ describe('the documented defaults', () => {
       // "—" means no default: the option is absent.
       if (value !== '—') documented[option] = JSON.parse(value.replace(/'/g, '"'));
     }
-    expect(Object.keys(documented).sort()).toEqual(['defaults', 'logLevel', 'plugins', 'pollIntervalMs', 'poolSize', 'workflow', 'workflows']);
+    expect(Object.keys(documented).sort()).toEqual(['defaults', 'logLevel', 'notifications', 'plugins', 'pollIntervalMs', 'poolSize', 'workflow', 'workflows']);
     await write('.orangerc.json', '{}');
     expect((await loadConfig(dir)).config).toEqual(documented);
     expect(parseConfig({}, null)).toEqual(documented);

@@ -4,6 +4,7 @@ import type { cosmiconfig as cosmiconfigFn } from 'cosmiconfig';
 import { loadJsonConfig, loadModuleConfig, loadYamlConfig, type SharedModules } from './config-loaders.js';
 import { isOrangeError, OrangeError } from './errors.js';
 import { LOG_LEVELS } from './log.js';
+import { NotificationsConfigSchema } from './notifications.js';
 import type { OrangePlugin } from './plugin.js';
 import type { OrangePaths } from './store/paths.js';
 import { ProjectStore } from './store/projects.js';
@@ -38,6 +39,8 @@ export const ConfigSchema = z
     /** Exit-monitoring backstop poll, in milliseconds. */
     pollIntervalMs: z.number().int().min(200).default(30_000),
     logLevel: z.enum(LOG_LEVELS).default('info'),
+    /** Routing of notifications to notifiers, their time limit, stale-task detection (docs/notifications.md). */
+    notifications: NotificationsConfigSchema.prefault({}),
   })
   .strict();
 

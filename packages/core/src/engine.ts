@@ -62,6 +62,8 @@ export interface CreateTaskInput {
   readonly context?: string;
   /** Start it now (default true). */
   readonly spawn?: boolean;
+  /** The tracker issue the task comes from (`task create --issue`): kept as the sealed fields `issue` and `issue_url`. */
+  readonly issue?: { readonly ref: string; readonly url: string; readonly tracker: string };
 }
 
 export interface CreateTaskResult {
@@ -175,7 +177,7 @@ export class Engine {
     const workflow = await this.orange.workflowForProject(task.meta.project);
     try {
       const transition = await this.select(workflow, task, to, options);
-      const event: TransitionEvent = { orange: this.orange, task, workflow, transition, from, to, cause };
+      const event: TransitionEvent = { orange: this.orange, task, workflow, transition, from, to, cause, ...(options.reason ? { reason: options.reason } : {}) };
       const veto = await this.orange.hooks.beforeTransition.promise(event);
       if (typeof veto === 'string' && veto !== '') throw new TransitionRefused('E_VETOED', from, to, veto);
       return { event, options };
@@ -373,6 +375,7 @@ export class Engine {
       review_harness: input.reviewHarness || null,
       effort: input.effort ?? null,
       review_effort: input.reviewEffort ?? null,
+      ...(input.issue ? { issue: input.issue.ref, issue_url: input.issue.url } : {}),
     });
     const body = input.context && input.context.trim() !== '' ? setSection('', 'Context', input.context) : '';
     // Branch uniqueness needs a project-wide lock: two creates for one branch must not both win.
@@ -380,9 +383,12 @@ export class Engine {
       const { tasks } = await this.orange.store.list(projectName);
       const holder = tasks.find((t) => t.meta.branch === branch && !workflow.isTerminal(t.meta.status));
       if (holder) throw new OrangeError('E_TASK_EXISTS', `branch ${branch} already has task ${holder.meta.id} (${holder.meta.status})`);
-      return this.orange.store.create({ meta, body });
+      const created = await this.orange.store.create({ meta, body });
+      const issue = input.issue;
+      if (issue) await this.orange.store.withTaskLock(projectName, id, () => this.record(created, { type: 'issue.linked', ...issue }));
+      return created;
     });
-    this.orange.log.info('task created', { task: id, project: projectName, status, branch });
+    this.orange.log.info('task created', { task: id, project: projectName, status, branch, ...(input.issue ? { issue: input.issue.ref } : {}) });
     await this.safely('taskCreated', () => this.orange.hooks.taskCreated.promise({ orange: this.orange, task }));
     if (input.spawn === false) return { task, spawned: false, failedHooks: [], failures: [] };
 

@@ -2,6 +2,7 @@ import { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, HookMap
 import type { HistoryEvent } from './store/history.js';
 import type { AgentRole, Task, TaskMeta } from './task.js';
 import type { Logger } from './log.js';
+import type { Notification } from './notifications.js';
 import type { Orange } from './orange.js';
 import type { Transition, Workflow } from './workflow/workflow.js';
 
@@ -19,6 +20,8 @@ export interface TransitionEvent extends TaskEvent {
   readonly from: string;
   readonly to: string;
   readonly cause: Cause;
+  /** Why, when the caller said (an exit rule, a pull request state, a reaction). */
+  readonly reason?: string;
 }
 
 export interface HookFailedEvent extends TaskEvent {
@@ -65,6 +68,57 @@ export interface TransitionRefusedEvent extends TaskEvent {
 export interface PromptEvent extends TaskEvent {
   readonly role: AgentRole;
   readonly respawn: boolean;
+}
+
+export interface NotificationEvent {
+  readonly orange: Orange;
+  readonly notification: Notification;
+}
+
+/** A check on a pull request, as the SCM reports it. */
+export interface PullRequestCheck {
+  readonly name: string;
+  /** `pending` while queued or running; `success`, `failure`, `skipped`, `cancelled` once done. */
+  readonly state: 'pending' | 'success' | 'failure' | 'skipped' | 'cancelled';
+  /** Where it can be seen (a CI run's page), when known. */
+  readonly url: string | null;
+  /** Identifies this run of the check (a new run after a push gets a new one). */
+  readonly runId: string;
+}
+
+/** One inline comment of a review. */
+export interface PullRequestReviewComment {
+  readonly path: string | null;
+  readonly line: number | null;
+  readonly body: string;
+}
+
+/** A submitted review. */
+export interface PullRequestReview {
+  readonly id: string;
+  readonly author: string;
+  readonly state: 'approved' | 'changes_requested' | 'commented' | 'dismissed';
+  readonly body: string;
+  readonly comments: readonly PullRequestReviewComment[];
+  readonly submittedAt: string;
+}
+
+/** What an open pull request says back: its checks and reviews at the head commit. */
+export interface PullRequestFeedback {
+  readonly url: string;
+  readonly headSha: string;
+  readonly checks: readonly PullRequestCheck[];
+  readonly reviews: readonly PullRequestReview[];
+  /** The overall review decision GitHub shows, or null when no review is required or given. */
+  readonly reviewDecision: 'approved' | 'changes_requested' | 'review_required' | null;
+}
+
+/** What the monitor's pull request sync found on an open pull request. */
+export interface PullRequestEvent extends TaskEvent {
+  readonly workflow: Workflow;
+  readonly feedback: PullRequestFeedback;
+  /** Adds a line to the monitor's report (`reaction ci-failed fired`, …). */
+  report(entry: { reaction: string; outcome: string }): void;
 }
 
 /**
@@ -117,6 +171,14 @@ export function createHooks() {
     crash: new AsyncSeriesHook<[CrashEvent]>(['event']),
     /** Exit monitoring moved a task on its own. */
     autoAdvanced: new AsyncSeriesHook<[AutoAdvancedEvent]>(['event']),
+    /**
+     * A notification was raised (status reached, crash, failed action, stale task, reaction). Taps
+     * observe; delivery to notifiers is routed by the config (docs/notifications.md). Not awaited
+     * by transitions; bounded by `notifications.timeoutMs`.
+     */
+    notification: new AsyncSeriesHook<[NotificationEvent]>(['event']),
+    /** The monitor read an open pull request's checks and reviews; reactions tap this. */
+    pullRequestChecked: new AsyncSeriesHook<[PullRequestEvent]>(['event']),
     /** Each tap may refine the prompt text an agent is started with. */
     prompt: new AsyncSeriesWaterfallHook<[string, PromptEvent]>(['prompt', 'event']),
     /** Transition actions by name; a workflow may only name actions some plugin taps. */

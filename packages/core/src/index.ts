@@ -45,7 +45,25 @@ export {
   type PromptEvent,
   type RefusalCheck,
   type TransitionRefusedEvent,
+  type NotificationEvent,
+  type PullRequestEvent,
+  type PullRequestFeedback,
+  type PullRequestCheck,
+  type PullRequestReview,
+  type PullRequestReviewComment,
 } from './hooks.js';
+export {
+  Notifications,
+  NotificationsConfigSchema,
+  NOTIFICATION_PRIORITIES,
+  STATUS_PRIORITIES,
+  type Notification,
+  type NotificationInput,
+  type NotificationPriority,
+  type NotificationTask,
+  type NotificationsConfig,
+  type Notifier,
+} from './notifications.js';
 export {
   definePlugin,
   parsePluginOptions,
@@ -61,6 +79,8 @@ export {
   type Scm,
   type MergeOptions,
   type PullRequestState,
+  type IssueTracker,
+  type TrackedIssue,
   type Slots,
 } from './plugin.js';
 export { Orange, type OrangeOptions } from './orange.js';

@@ -2,6 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { isOrangeError } from './errors.js';
 import { exitHandledInStatus, type ExitDecision } from './exit-rules.js';
 import type { Orange } from './orange.js';
+import type { HistoryEvent } from './store/history.js';
+import type { Project } from './store/projects.js';
 import type { ListedTask } from './store/task-store.js';
 import type { AgentRole } from './task.js';
 import type { Workflow } from './workflow/workflow.js';
@@ -22,6 +24,10 @@ export interface MonitorReport {
   readonly sessionsKilled: readonly string[];
   readonly workspacesFreed: readonly string[];
   readonly pullRequests: ReadonlyArray<{ task: string; state: string; to: string | null }>;
+  /** Tasks found in an active status longer than `notifications.staleAfterMs` (raised once per stay). */
+  readonly stale: readonly string[];
+  /** What reactions did with open pull requests' feedback. */
+  readonly reactions: ReadonlyArray<{ task: string; reaction: string; outcome: string }>;
   /** External processes the runtime started for liveness (1 per pass with tmux). */
   readonly runtimeProcesses: number;
   readonly durationMs: number;
@@ -125,7 +131,9 @@ export class Monitor {
       }
     }
 
-    const pullRequests = await this.syncPullRequests(tasks, workflowOf);
+    const reactions: Array<{ task: string; reaction: string; outcome: string }> = [];
+    const pullRequests = await this.syncPullRequests(tasks, workflowOf, reactions);
+    const stale = await this.raiseStale(tasks, workflowOf);
     return {
       tasks: tasks.length,
       agentsChecked,
@@ -133,13 +141,19 @@ export class Monitor {
       sessionsKilled,
       workspacesFreed,
       pullRequests,
+      stale,
+      reactions,
       runtimeProcesses,
       durationMs: performance.now() - started,
     };
   }
 
   /** A merged PR finishes the task (merge cleanup); a closed one cancels it. */
-  private async syncPullRequests(tasks: readonly ListedTask[], workflowOf: (t: ListedTask) => Promise<Workflow>) {
+  private async syncPullRequests(
+    tasks: readonly ListedTask[],
+    workflowOf: (t: ListedTask) => Promise<Workflow>,
+    reactions: Array<{ task: string; reaction: string; outcome: string }>,
+  ) {
     const scm = this.orange.maybeSlot('scm');
     const results: Array<{ task: string; state: string; to: string | null }> = [];
     if (!scm) return results;
@@ -151,6 +165,7 @@ export class Monitor {
       try {
         const project = await this.orange.projects.get(task.meta.project);
         const state = await scm.pullRequestState(task, project);
+        if (state === 'open') await this.checkPullRequest(task, project, workflow, reactions);
         const target = state === 'merged' ? 'done' : state === 'closed' ? 'cancelled' : null;
         if (target === null || state === null) continue;
         if (workflow.between(task.meta.status, target).length === 0) {
@@ -181,6 +196,71 @@ export class Monitor {
     return results;
   }
 
+  /**
+   * Hands an open pull request's checks and reviews to the `pullRequestChecked` taps (reactions),
+   * when the SCM can read them and someone listens.
+   */
+  private async checkPullRequest(task: ListedTask, project: Project, workflow: Workflow, reactions: Array<{ task: string; reaction: string; outcome: string }>) {
+    const scm = this.orange.maybeSlot('scm');
+    if (!scm?.pullRequestFeedback || this.orange.hooks.pullRequestChecked.taps.length === 0) return;
+    // Feedback is extra: failing to read or act on it must not keep a merged or closed PR from syncing.
+    try {
+      const feedback = await scm.pullRequestFeedback(task, project);
+      if (feedback === null) return;
+      const current = await this.orange.store.read(task.meta.project, task.meta.id);
+      await this.orange.hooks.pullRequestChecked.promise({
+        orange: this.orange,
+        task: current,
+        workflow,
+        feedback,
+        report: (entry) => reactions.push({ task: task.meta.id, ...entry }),
+      });
+    } catch (error) {
+      this.orange.log.child('monitor').warn('pull request feedback failed', { task: task.meta.id, error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+
+  /**
+   * Raises an urgent `task.stale` for each task that has been in one active status longer than
+   * `notifications.staleAfterMs`, once per stay in that status (recorded in its history).
+   */
+  private async raiseStale(tasks: readonly ListedTask[], workflowOf: (t: ListedTask) => Promise<Workflow>): Promise<string[]> {
+    const after = this.orange.config.notifications.staleAfterMs;
+    if (after === undefined) return [];
+    const raised: string[] = [];
+    const now = Date.now();
+    for (const task of tasks) {
+      const workflow = await workflowOf(task);
+      if (!workflow.isActive(task.meta.status)) continue;
+      // updated_at is at least the time the status was entered: a recent one needs no history read.
+      if (now - Date.parse(task.meta.updated_at) < after && now - Date.parse(task.meta.created_at) < after) continue;
+      const { project, id, status } = task.meta;
+      try {
+        const notified = await this.orange.store.withTaskLock(project, id, async () => {
+          const history = await this.orange.store.history(project, id);
+          const since = enteredAt(history, status);
+          if (since === null || now - Date.parse(since) < after) return null;
+          if (history.some((e) => e.type === 'task.stale' && e.status === status && e.timestamp >= since)) return null;
+          await this.orange.store.appendHistory(project, id, { type: 'task.stale', status, since });
+          return since;
+        });
+        if (notified === null) continue;
+        const minutes = Math.round((now - Date.parse(notified)) / 60_000);
+        this.orange.notifications.raise({
+          event: 'task.stale',
+          priority: 'urgent',
+          title: `In ${status} for ${minutes} min: ${task.meta.summary.trim() || task.meta.branch}`,
+          reason: `no status change since ${notified}`,
+          task: task.meta,
+        });
+        raised.push(id);
+      } catch (error) {
+        this.orange.log.child('monitor').warn('stale check failed', { task: id, error: String(error) });
+      }
+    }
+    return raised;
+  }
+
   /** Passes until `signal` aborts; `onPass` sees every report. Never throws for a failed pass. */
   async run(signal: AbortSignal, onPass?: (report: MonitorReport) => void): Promise<void> {
     while (!signal.aborted) {
@@ -197,6 +277,16 @@ export class Monitor {
       }
     }
   }
+}
+
+/** When the task last entered `status`: its last `status.changed` to it, or its creation in it. */
+function enteredAt(history: readonly HistoryEvent[], status: string): string | null {
+  for (let i = history.length - 1; i >= 0; i--) {
+    const event = history[i] as HistoryEvent;
+    if (event.type === 'status.changed') return event.to === status ? event.timestamp : null;
+    if (event.type === 'task.created') return event.timestamp;
+  }
+  return null;
 }
 
 /** True when the exit rule of `status` neither advances nor counts a crash: an exit there only marks. */

@@ -6,6 +6,8 @@ import { createHooks, type OrangeHooks } from './hooks.js';
 import { Logger } from './log.js';
 import type { Harness, OrangePlugin, Slots } from './plugin.js';
 import { coreActions } from './core-actions.js';
+import { coreNotifications } from './core-notifications.js';
+import { Notifications } from './notifications.js';
 import { OrangePaths } from './store/paths.js';
 import { ProjectStore } from './store/projects.js';
 import { TaskStore } from './store/task-store.js';
@@ -47,6 +49,8 @@ export class Orange {
   readonly log: Logger;
   readonly config: OrangeConfig;
   readonly engine: Engine;
+  /** Notifier registry and delivery (`register`, `raise`, `settle`). */
+  readonly notifications: Notifications;
   readonly cliEntry: string | undefined;
   readonly configFile: string | null;
   readonly gates = new Map<string, Gate>(Object.entries(builtinGates));
@@ -73,6 +77,7 @@ export class Orange {
     this.cliEntry = options.cliEntry;
     this.configFile = options.configFile ?? null;
     this.engine = new Engine(this);
+    this.notifications = new Notifications(this);
     for (const w of [...BUILTIN_WORKFLOWS, ...config.workflows]) this.workflowInputs.set(w.name, w);
     if (typeof config.workflow !== 'string') this.workflowInputs.set(config.workflow.name, config.workflow);
   }
@@ -93,7 +98,7 @@ export class Orange {
     // claude with other options does not move it behind codex in harness detection.
     const defaults = builtins.map((p) => configured.find((c) => c.name === p.name) ?? p);
     const added = configured.filter((p) => !builtinNames.has(p.name));
-    for (const plugin of [coreActions(), ...defaults, ...added]) {
+    for (const plugin of [coreActions(), coreNotifications(), ...defaults, ...added]) {
       try {
         await plugin.apply(orange);
       } catch (error) {
@@ -105,6 +110,7 @@ export class Orange {
       orange.plugins.push(plugin.name);
     }
     orange.checkHarnessNames();
+    orange.notifications.checkRoutes();
     // Every workflow the user wrote is checked now (its actions against what the plugins
     // provide), not when a project first uses it; built-ins the config does not use are not.
     orange.workflow(orange.defaultWorkflowName);

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { OrangeError } from './errors.js';
+import type { PullRequestCheck, PullRequestFeedback } from './hooks.js';
 import type { Orange } from './orange.js';
 import type { Project } from './store/projects.js';
 import type { AgentRole, Task, TaskMeta } from './task.js';
@@ -56,6 +57,13 @@ export interface Runtime {
   sessionName(task: TaskMeta): string;
   /** Kills a session by exact name; a missing session is not an error. */
   killSession(name: string): Promise<void>;
+  /** The command a person runs to watch the task's agent (shown in notifications), as argv. */
+  attachCommand?(task: TaskMeta): readonly string[];
+  /**
+   * Types one line into the agent's terminal, literally; false when that agent is not running.
+   * Used by reactions to hand pull request feedback to the worker.
+   */
+  sendLine?(task: TaskMeta, role: AgentRole, line: string): Promise<boolean>;
 }
 
 export interface WorkspaceInfo {
@@ -131,6 +139,30 @@ export interface Scm {
   merge(task: Task, project: Project, options: MergeOptions): Promise<{ merged: boolean; message: string }>;
   createPullRequest(task: Task, project: Project): Promise<{ url: string }>;
   pullRequestState(task: Pick<Task, 'meta'>, project: Project): Promise<PullRequestState | null>;
+  /** Checks and reviews of the task's open pull request (for reactions); null when it has none. */
+  pullRequestFeedback?(task: Pick<Task, 'meta'>, project: Project): Promise<PullRequestFeedback | null>;
+  /** The last `lines` lines of a failed check's log, or null when the check has no log to read. */
+  checkLog?(task: Pick<Task, 'meta'>, project: Project, check: PullRequestCheck, lines: number): Promise<string | null>;
+  /** Merges the task's open pull request on the host (the approved-and-green reaction with `auto`). */
+  mergePullRequest?(task: Pick<Task, 'meta'>, project: Project): Promise<{ message: string }>;
+}
+
+/** An issue in a tracker, as a task is created from it (`orange task create --issue`). */
+export interface TrackedIssue {
+  /** How a pull request body refers to it to close it: `#123`, `acme/app#123`, `ENG-42`. */
+  readonly ref: string;
+  readonly url: string;
+  readonly title: string;
+  readonly body: string;
+}
+
+/** The tracker slot: where tasks can come from (GitHub issues; Linear or GitLab as plugins). */
+export interface IssueTracker {
+  readonly name: string;
+  /** Reads one issue by number, key or URL; E_INVALID_INPUT for a reference it does not understand. */
+  issue(ref: string, project: Project): Promise<TrackedIssue>;
+  /** The line a pull request body carries to close the issue on merge (`Closes #123`). */
+  closingLine(issue: Pick<TrackedIssue, 'ref'>): string;
 }
 
 /** The typed slots a plugin can fill. */
@@ -138,4 +170,5 @@ export interface Slots {
   runtime: Runtime;
   workspaces: WorkspaceProvider;
   scm: Scm;
+  tracker: IssueTracker;
 }

@@ -20,7 +20,12 @@ const GIT_ENV = {
 export interface SandboxOptions {
   readonly poolSize?: number;
   readonly pollIntervalMs?: number;
+  /** More of orange.config.mjs: import lines, plugin expressions, and top-level fields (`notifications: {…}`). */
+  readonly config?: { readonly imports?: readonly string[]; readonly plugins?: readonly string[]; readonly fields?: readonly string[] };
 }
+
+/** The file URL of a workspace package's built entry, for import lines in a sandbox config. */
+export const pluginUrl = (dir: string): string => pathToFileURL(join(root, dir, 'dist/index.js')).href;
 
 export interface CliResult {
   readonly code: number;
@@ -67,11 +72,13 @@ export class Sandbox {
       join(box.dir, 'orange.config.mjs'),
       [
         `import { command } from ${JSON.stringify(plugin('plugins/harness-command'))};`,
+        ...(options.config?.imports ?? []),
         'export default {',
         "  harness: 'scripted',",
         `  pollIntervalMs: ${options.pollIntervalMs ?? 30_000},`,
         "  logLevel: 'debug',",
-        `  plugins: [command({ name: 'scripted', worker: [${JSON.stringify(process.execPath)}, ${JSON.stringify(AGENT)}] })],`,
+        ...(options.config?.fields ?? []).map((f) => `  ${f},`),
+        `  plugins: [command({ name: 'scripted', worker: [${JSON.stringify(process.execPath)}, ${JSON.stringify(AGENT)}] }), ${(options.config?.plugins ?? []).join(', ')}],`,
         '};',
         '',
       ].join('\n'),

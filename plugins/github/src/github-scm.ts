@@ -1,14 +1,29 @@
 import { existsSync } from 'node:fs';
-import { OrangeError, type Logger, type MergeOptions, type Orange, type Project, type PullRequestState, type Scm, type Task } from '@orange/core';
+import {
+  OrangeError,
+  type Logger,
+  type MergeOptions,
+  type Orange,
+  type Project,
+  type PullRequestCheck,
+  type PullRequestFeedback,
+  type PullRequestReview,
+  type PullRequestState,
+  type Scm,
+  type Task,
+} from '@orange/core';
 import { GhCli } from './gh.js';
 import { Git, lastLine } from './git.js';
 import { mergeLocally } from './local-merge.js';
 import { findPullRequestTemplate, pullRequestBody } from './pull-request-body.js';
+import { actionsRun, commentsByReview, FEEDBACK_FIELDS, ghJson, parseFeedback, parseReview, pullRequestCoordinates } from './pull-request-feedback.js';
 
 export interface GithubScmOptions {
   readonly remote: string;
   readonly ghBin: string;
   readonly gitBin: string;
+  /** How `mergePullRequest` merges: `gh pr merge --merge | --squash | --rebase`. */
+  readonly mergeMethod: 'merge' | 'squash' | 'rebase';
 }
 
 export interface PullRequestInfo {
@@ -64,7 +79,8 @@ export class GithubScm implements Scm {
       throw new OrangeError('E_SCM', `branch ${branch} does not exist locally; nothing to push`);
     }
     await this.git.run(dir, ['push', '--quiet', '--set-upstream', this.options.remote, `refs/heads/${branch}:refs/heads/${branch}`], `pushing ${branch}`);
-    const body = pullRequestBody(task, await findPullRequestTemplate(dir));
+    const tracker = this.orange.maybeSlot('tracker');
+    const body = pullRequestBody(task, await findPullRequestTemplate(dir), tracker ? (ref) => tracker.closingLine({ ref }) : undefined);
     const title = task.meta.summary.trim() || branch;
     const args = ['pr', 'create', '--title', title, '--body', body, '--head', branch, '--base', project.default_branch];
     const result = await this.gh.try(dir, args);
@@ -98,6 +114,51 @@ export class GithubScm implements Scm {
       return null;
     }
     return parsePullRequest(result.stdout, target);
+  }
+
+  /**
+   * Checks and reviews of the task's open PR: one `gh pr view`, plus the reviews and their inline
+   * comments from the REST API when changes are requested (the comments are what the agent needs).
+   */
+  async pullRequestFeedback(task: Pick<Task, 'meta'>, project: Project): Promise<PullRequestFeedback | null> {
+    if (!task.meta.pr_url) return null;
+    const dir = this.repoDir(task, project);
+    const url = task.meta.pr_url;
+    const view = ghJson<Record<string, unknown>>(await this.gh.run(dir, ['pr', 'view', url, '--json', FEEDBACK_FIELDS], `reading pull request ${url}`), `gh pr view ${url}`);
+    if (String(view.state).toUpperCase() !== 'OPEN') return null;
+    const feedback = parseFeedback(view);
+    const coordinates = pullRequestCoordinates(url);
+    const asked = feedback.reviewDecision === 'changes_requested' || feedback.reviews.some((r) => r.state === 'changes_requested');
+    if (!asked || !coordinates) return feedback;
+    const base = `repos/${coordinates.owner}/${coordinates.repo}/pulls/${coordinates.number}`;
+    const rawReviews = ghJson<Array<Record<string, unknown>>>(await this.gh.run(dir, ['api', `${base}/reviews`], 'reading the reviews'), 'gh api reviews');
+    const rawComments = ghJson<Array<Record<string, unknown>>>(await this.gh.run(dir, ['api', `${base}/comments`], 'reading the review comments'), 'gh api comments');
+    const comments = commentsByReview(rawComments);
+    const reviews = rawReviews.map((r) => parseReview(r, comments.get(String(r.id)) ?? [])).filter((r): r is PullRequestReview => r !== null);
+    return { ...feedback, reviews };
+  }
+
+  /** The last `lines` lines of a failed GitHub Actions check's log (`gh run view --log-failed`); null for other checks. */
+  async checkLog(task: Pick<Task, 'meta'>, project: Project, check: PullRequestCheck, lines: number): Promise<string | null> {
+    const run = actionsRun(check.url);
+    const coordinates = task.meta.pr_url ? pullRequestCoordinates(task.meta.pr_url) : null;
+    if (!run) return null;
+    const args = ['run', 'view', ...(run.job ? ['--job', run.job] : [run.run]), '--log-failed', ...(coordinates ? ['-R', `${coordinates.owner}/${coordinates.repo}`] : [])];
+    const result = await this.gh.try(this.repoDir(task, project), args);
+    if (!result.ok) {
+      this.log.warn('reading a check log failed', { task: task.meta.id, check: check.name, error: lastLine(result.stderr) });
+      return null;
+    }
+    return result.stdout.split('\n').slice(-lines).join('\n');
+  }
+
+  /** Merges the task's open PR with `gh pr merge` (the approved-and-green reaction with `auto: true`). */
+  async mergePullRequest(task: Pick<Task, 'meta'>, project: Project): Promise<{ message: string }> {
+    const url = task.meta.pr_url;
+    if (!url) throw new OrangeError('E_SCM', `task ${task.meta.id} has no pull request to merge`);
+    await this.gh.run(this.repoDir(task, project), ['pr', 'merge', url, `--${this.options.mergeMethod}`], `merging pull request ${url}`);
+    this.log.info('pull request merged', { task: task.meta.id, url, method: this.options.mergeMethod });
+    return { message: `merged pull request ${url} (${this.options.mergeMethod})` };
   }
 
   /**

@@ -1,5 +1,6 @@
 import { definePlugin, parsePluginOptions, type OrangePlugin } from '@orange/core';
 import { z } from 'zod';
+import { GithubIssues } from './github-issues.js';
 import { GithubScm } from './github-scm.js';
 import { deleteRemoteBranch } from './remote-branch.js';
 
@@ -11,13 +12,16 @@ const GithubOptionsSchema = z
     ghBin: z.string().min(1).default('gh'),
     /** The git executable. */
     gitBin: z.string().min(1).default('git'),
+    /** How the approved-and-green reaction merges a pull request (`gh pr merge --<method>`). */
+    mergeMethod: z.enum(['merge', 'squash', 'rebase']).default('merge'),
   })
   .strict();
 
 export type GithubOptions = z.input<typeof GithubOptionsSchema>;
 
 /**
- * GitHub: fills the `scm` slot (merge, pull requests through `gh`) and provides the
+ * GitHub: fills the `scm` slot (merge, pull requests through `gh`) and the `tracker` slot (tasks
+ * from issues), and provides the
  * `delete_remote_branch` action.
  */
 export function github(options: GithubOptions = {}): OrangePlugin {
@@ -27,6 +31,7 @@ export function github(options: GithubOptions = {}): OrangePlugin {
     apply(orange) {
       const scm = new GithubScm(orange, parsed);
       orange.provide('scm', scm);
+      orange.provide('tracker', new GithubIssues(scm.gh));
       orange.hooks.actions.for('delete_remote_branch').tapPromise('github', async (ctx) => {
         const project = await ctx.orange.projects.get(ctx.task.meta.project);
         await deleteRemoteBranch(scm.git, scm.repoDir(ctx.task, project), parsed.remote, ctx.task.meta.branch, ctx.log.child('github'));

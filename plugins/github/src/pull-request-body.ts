@@ -26,11 +26,16 @@ export async function findPullRequestTemplate(repo: string): Promise<string | nu
   return null;
 }
 
-/** The PR body: the summary, the task's `## Context`, then the repository's template. */
-export function pullRequestBody(task: Task, template: string | null): string {
+/**
+ * The PR body: the summary, the task's `## Context`, `Closes <issue>` for a task created from an
+ * issue (GitHub closes it on merge), then the repository's template.
+ */
+export function pullRequestBody(task: Task, template: string | null, closingLine: (ref: string) => string = (ref) => `Closes ${ref}`): string {
   const parts = [task.meta.summary.trim() || task.meta.branch];
   const context = parseSections(task.body).get('Context')?.trim();
   if (context) parts.push(`## Context\n\n${context}`);
+  const issue = task.meta.issue;
+  if (typeof issue === 'string' && issue !== '') parts.push(closingLine(issue));
   if (template) parts.push(template);
   return `${parts.join('\n\n')}\n`;
 }

@@ -26,7 +26,7 @@ export interface Fixture {
   ghBin: string;
   git(dir: string, ...args: string[]): Promise<string>;
   /** A task on `branch` with one commit in its own worktree (or none, with `worktree: false`). */
-  task(branch: string, options?: { summary?: string; body?: string; worktree?: boolean; pr_url?: string }): Promise<Task>;
+  task(branch: string, options?: { summary?: string; body?: string; worktree?: boolean; pr_url?: string; issue?: string }): Promise<Task>;
   /** Pushes one more commit to origin/main from another clone, so task branches diverge. */
   advanceOrigin(file?: string): Promise<string>;
   ghResponds(responses: GhResponses): Promise<void>;
@@ -101,6 +101,7 @@ process.exit(r.code || 0);
         summary: opts.summary ?? `feature ${n}`,
         workspace: opts.worktree === false ? null : workspace,
         pr_url: opts.pr_url ?? null,
+        ...(opts.issue ? { issue: opts.issue } : {}),
       });
       return orange.store.create({ meta, body: opts.body ?? '' });
     },

@@ -12,7 +12,10 @@ export function attachArgs(target: string, insideTmux: boolean): string[] {
 export class TmuxRuntime implements Runtime {
   readonly name = 'tmux';
 
-  constructor(private readonly client: TmuxClient) {}
+  constructor(
+    private readonly client: TmuxClient,
+    private readonly submitDelayMs = 150,
+  ) {}
 
   /** Every window on the server, read with a single tmux process. */
   async snapshot(): Promise<RuntimeSnapshot> {
@@ -48,6 +51,21 @@ export class TmuxRuntime implements Runtime {
     const { execa } = await import('execa');
     const result = await execa(this.client.bin, this.client.argv(attachArgs(target, false)), { stdio: 'inherit', reject: false, env, extendEnv: false });
     if (result.exitCode !== 0) throw new OrangeError('E_RUNTIME', `could not attach to tmux session ${session}`);
+  }
+
+  /** `tmux [-L socket] attach-session -t =<session>`: what a person runs to watch the agent (in notifications). */
+  attachCommand(task: TaskMeta): string[] {
+    return [this.client.bin, ...(this.client.socketName ? ['-L', this.client.socketName] : []), 'attach-session', '-t', sessionTarget(taskSession(task))];
+  }
+
+  /** Types `line` into the role's window as literal keys and presses Enter; false when that window has no live agent. */
+  async sendLine(task: TaskMeta, role: AgentRole, line: string): Promise<boolean> {
+    const session = taskSession(task);
+    const window = windowName(task, role);
+    const windows = await this.client.listWindows();
+    if (!windows.some((w) => w.session === session && w.window === window && !w.dead)) return false;
+    await this.client.typeLine(windowTarget(session, window), line, this.submitDelayMs);
+    return true;
   }
 
   /** The session a task's agents run in. */

@@ -176,6 +176,23 @@ describe('reviewer windows and notifications', () => {
     }
   });
 
+  it('sends a line to a live worker through the runtime slot, and says false when the worker is gone', async () => {
+    box.setAgent(() => ['sh', '-c', 'cat > "$ORANGE_HOME/line-$ORANGE_TASK_ID.txt"']);
+    try {
+      const task = await box.newTask({ branch: 'send-line' });
+      await eventually(async () => (await box.windows()).includes(`demo/${task.meta.id}:worker`));
+      const runtime = box.orange.slot('runtime');
+      const meta = (await box.read(task)).meta;
+      expect(await runtime.sendLine?.(meta, 'worker', '[orange] CI failed: `test` $(id)')).toBe(true);
+      const typed = await eventually(() => readFile(join(box.home, `line-${task.meta.id}.txt`), 'utf8').then((t) => (t.endsWith('\n') ? t : null)));
+      expect(typed).toBe('[orange] CI failed: `test` $(id)\n');
+      expect(await runtime.sendLine?.(meta, 'reviewer', 'nobody there')).toBe(false);
+      expect(runtime.attachCommand?.(meta)).toEqual(['tmux', '-L', box.socket, 'attach-session', '-t', `=demo/${task.meta.id}`]);
+    } finally {
+      box.setAgent(() => ['sh', '-c', DUMP, 'sh', 'ends with;', '#{session_name}']);
+    }
+  });
+
   it('starts a worker on demand when notify_worker finds none (task created at agent-review)', async () => {
     const task = await box.newTask({ branch: 'on-demand', status: 'agent-review' });
     const session = `demo/${task.meta.id}`;

@@ -50,7 +50,7 @@ export function tmux(options: TmuxOptionsInput = {}): OrangePlugin {
         await ctx.record({ type: 'worker.notified', session, from: ctx.from, to: ctx.to });
       });
 
-      orange.provide('runtime', new TmuxRuntime(client));
+      orange.provide('runtime', new TmuxRuntime(client, settings.submitDelayMs));
     },
   });
 }

@@ -47,6 +47,8 @@ export default class MonitorCommand extends OrangeCommand {
       ...report.sessionsKilled.map((session) => `killed orphan session ${session}`),
       ...report.workspacesFreed.map((workspace) => `freed worktree ${workspace}`),
       ...report.pullRequests.map((pr) => `${pr.task} pull request ${pr.state}${pr.to ? ` → ${pr.to}` : ''}`),
+      ...report.reactions.map((r) => `${r.task} reaction ${r.reaction}: ${r.outcome}`),
+      ...report.stale.map((id) => `${id} stale: in one active status longer than notifications.staleAfterMs`),
     ];
     for (const line of lines) this.log(`${stamp} ${inlineText(line)}`);
     if (always) this.log(`checked ${report.tasks} tasks, ${report.agentsChecked} agents in ${report.durationMs.toFixed(0)} ms`);

@@ -18,6 +18,7 @@ export default class TaskCreate extends OrangeCommand {
     '<%= config.bin %> task create "Fix the flaky date test"',
     'cat spec.md | <%= config.bin %> task create fix/dates "Fix date parsing" --context -',
     '<%= config.bin %> task create feature/x "Review my branch" --status reviewing',
+    '<%= config.bin %> task create fix/login --issue 123',
   ];
   static override args = {
     branch: Args.string({ ignoreStdin: true, description: 'Git branch for the task (default: orange-tasks/<id>).' }),
@@ -32,6 +33,9 @@ export default class TaskCreate extends OrangeCommand {
     'review-harness': Flags.string({ description: 'Harness for the reviewer.' }),
     effort: Flags.string({ description: 'Effort level passed to the worker harness.' }),
     'review-effort': Flags.string({ description: 'Effort level passed to the reviewer harness.' }),
+    issue: Flags.string({
+      description: "Create the task from a tracker issue (123, #123 or its URL): its title is the summary, its body the ## Context, and the pull request closes it.",
+    }),
   };
 
   async run(): Promise<void> {
@@ -41,7 +45,16 @@ export default class TaskCreate extends OrangeCommand {
     let { branch, summary } = args;
     // `orange task create "fix the bug"`: a branch never contains spaces, a summary usually does.
     if (branch !== undefined && summary === undefined && /\s/.test(branch)) [branch, summary] = [undefined, branch];
-    const context = flags.context === '-' ? await readStdin() : flags.context;
+    let context = flags.context === '-' ? await readStdin() : flags.context;
+    let issue: { ref: string; url: string; tracker: string } | undefined;
+    if (flags.issue !== undefined) {
+      const tracker = orange.slot('tracker');
+      const found = await tracker.issue(flags.issue, project);
+      issue = { ref: found.ref, url: found.url, tracker: tracker.name };
+      summary ??= found.title;
+      // The issue is the context; what --context adds comes after it.
+      context = [found.body.trim(), context?.trim() ?? ''].filter((part) => part !== '').join('\n\n') || undefined;
+    }
     const result = await orange.engine.createTask({
       project: project.name,
       branch,
@@ -53,6 +66,7 @@ export default class TaskCreate extends OrangeCommand {
       effort: flags.effort ?? null,
       reviewEffort: flags['review-effort'] ?? null,
       spawn: flags.spawn && flags.status !== 'reviewing',
+      issue,
     });
     const { meta } = result.task;
     const failure = actionFailure(result.failures, `task ${meta.id} was created (${meta.status})`);
@@ -65,7 +79,7 @@ export default class TaskCreate extends OrangeCommand {
       ...failure,
     };
     this.emit(json, () => {
-      this.log(inlineText(`created task ${meta.id} on ${meta.branch} (${meta.status})`));
+      this.log(inlineText(`created task ${meta.id} on ${meta.branch} (${meta.status})${issue ? ` from issue ${issue.ref}` : ''}`));
       if (result.queuedReason) this.log(`not started yet: ${inlineText(result.queuedReason)}; it starts when a running task of the project is done, or with: orange task spawn ${meta.id}`);
       else if (!result.spawned && meta.status === 'pending') this.log(`start it with: orange task spawn ${meta.id}`);
     });

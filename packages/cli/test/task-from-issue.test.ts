@@ -1,0 +1,72 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseSections, type TaskMeta } from '@orange/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CliSandbox, STACK_LINE } from './cli-sandbox.js';
+
+let box: CliSandbox;
+let env: Record<string, string>;
+beforeAll(async () => {
+  box = await CliSandbox.create();
+  // A stand-in GitHub CLI first on PATH: records its argv, serves issue 123 (and 124 by URL), fails for others.
+  const bin = join(box.dir, 'gh-bin');
+  await mkdir(bin, { recursive: true });
+  const issue = (n: number, title: string, body: string) => JSON.stringify({ number: n, title, body, url: `https://github.com/acme/app/issues/${n}` });
+  await writeFile(
+    join(bin, 'gh'),
+    `#!${process.execPath}
+const fs = require('node:fs');
+const args = process.argv.slice(2);
+fs.appendFileSync(${JSON.stringify(join(box.dir, 'gh-calls.jsonl'))}, JSON.stringify(args) + '\\n');
+const answers = {
+  '123': ${JSON.stringify(issue(123, 'Login fails with a + in the email', 'Steps:\n1. sign up as a+b@x.io\n2. log in'))},
+  'https://github.com/acme/app/issues/124': ${JSON.stringify(issue(124, 'Dark mode', 'Users asked for it.'))},
+};
+if (args[0] === 'issue' && args[1] === 'view' && answers[args[2]]) { process.stdout.write(answers[args[2]] + '\\n'); process.exit(0); }
+process.stderr.write('GraphQL: Could not resolve to an issue or pull request with the number of ' + args[2] + '.\\n');
+process.exit(1);
+`,
+    { mode: 0o755 },
+  );
+  env = { PATH: `${bin}:${box.env.PATH}` };
+});
+afterAll(() => box?.cleanup());
+
+const calls = async () => (await readFile(join(box.dir, 'gh-calls.jsonl'), 'utf8').catch(() => '')).trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as string[]);
+
+describe('orange task create --issue', () => {
+  it("takes the issue's title as summary and body as ## Context, and records the issue", async () => {
+    const out = await box.json<{ task: TaskMeta }>(['task', 'create', '--issue', '123', '--no-spawn'], { env });
+    expect(out.task).toMatchObject({ summary: 'Login fails with a + in the email', issue: '#123', issue_url: 'https://github.com/acme/app/issues/123', status: 'pending' });
+    const task = await box.task(out.task.id);
+    expect(parseSections(task.body).get('Context')?.trim()).toBe('Steps:\n1. sign up as a+b@x.io\n2. log in');
+    expect(await box.history(out.task.id)).toContainEqual(expect.objectContaining({ type: 'issue.linked', ref: '#123', url: 'https://github.com/acme/app/issues/123', tracker: 'github' }));
+    expect((await calls()).at(-1)).toEqual(['issue', 'view', '123', '--json', 'number,title,body,url']);
+  });
+
+  it('takes an issue URL, keeps a summary given on the command line, and adds --context after the issue body', async () => {
+    const url = 'https://github.com/acme/app/issues/124';
+    const printed = await box.orange(['task', 'create', 'feature/dark', 'Add dark mode', '--issue', url, '--context', 'Use CSS variables.', '--no-spawn'], { env });
+    expect(printed.stdout).toMatch(/^created task \w{21} on feature\/dark \(pending\) from issue acme\/app#124$/m);
+    const id = /created task (\w{21})/.exec(printed.stdout)?.[1] as string;
+    const task = await box.task(id);
+    expect(task.meta).toMatchObject({ summary: 'Add dark mode', issue: 'acme/app#124' });
+    expect(parseSections(task.body).get('Context')?.trim()).toBe('Users asked for it.\n\nUse CSS variables.');
+  });
+
+  it('refuses an issue gh cannot read in one line, creating nothing', async () => {
+    const before = (await box.json<{ tasks: TaskMeta[] }>(['task', 'list'])).tasks.length;
+    const result = await box.orange(['task', 'create', '--issue', '999', '--no-spawn'], { env });
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim()).toBe('orange: reading issue #999 failed: GraphQL: Could not resolve to an issue or pull request with the number of 999.');
+    expect(result.stderr).not.toMatch(STACK_LINE);
+    expect((await box.json<{ tasks: TaskMeta[] }>(['task', 'list'])).tasks.length).toBe(before);
+  });
+
+  it('refuses a reference that is not an issue without asking gh', async () => {
+    const before = (await calls()).length;
+    const error = await box.jsonError(['task', 'create', '--issue', '--web', '--no-spawn'], { env });
+    expect(error).toMatchObject({ code: 'E_INVALID_INPUT', exit: 1, error: expect.stringContaining('--issue takes a GitHub issue number') });
+    expect((await calls()).length).toBe(before);
+  });
+});

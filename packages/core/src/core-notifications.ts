@@ -1,0 +1,65 @@
+import type { OrangePlugin } from './plugin.js';
+import type { TaskMeta } from './task.js';
+
+/** Headlines for entering a status; others read `<status>: <summary>`. */
+const STATUS_TITLES: Readonly<Record<string, string>> = {
+  stuck: 'Stuck',
+  clarification: 'Needs clarification',
+  awaiting_clarification: 'Needs clarification',
+  failed: 'Failed',
+  reviewing: 'Ready for review',
+  done: 'Done',
+  completed: 'Completed',
+  cancelled: 'Cancelled',
+  stopped: 'Stopped',
+};
+
+/**
+ * The core's notification events, raised from the lifecycle hooks like any plugin would: a status
+ * with a priority reached (docs/notifications.md), an agent crash, an action that failed. Stale
+ * tasks are raised by the monitor, reactions by the reactions plugin.
+ */
+export function coreNotifications(): OrangePlugin {
+  return {
+    name: 'core-notifications',
+    apply(orange) {
+      const notifications = orange.notifications;
+      orange.hooks.afterTransition.tap('core-notifications', (event) => {
+        const priority = notifications.statusPriority(event.to);
+        if (priority === null) return;
+        notifications.raise({
+          event: 'status.changed',
+          priority,
+          title: `${STATUS_TITLES[event.to] ?? event.to}: ${label(event.task.meta)}`,
+          reason: event.reason ?? null,
+          task: event.task.meta,
+          from: event.from,
+          to: event.to,
+        });
+      });
+      orange.hooks.crash.tap('core-notifications', (event) => {
+        notifications.raise({
+          event: 'agent.crashed',
+          priority: 'urgent',
+          title: `Agent crashed in ${event.status} (crash ${event.crashCount}): ${label(event.task.meta)}`,
+          reason: event.reason,
+          task: event.task.meta,
+        });
+      });
+      orange.hooks.hookFailed.tap('core-notifications', (event) => {
+        notifications.raise({
+          event: 'hook.failed',
+          priority: 'urgent',
+          title: `Action ${event.action} failed: ${label(event.task.meta)}`,
+          reason: event.error.message,
+          task: event.task.meta,
+        });
+      });
+    },
+  };
+}
+
+/** The task as a person recognises it: its summary, else its branch. */
+export function label(meta: Pick<TaskMeta, 'summary' | 'branch'>): string {
+  return meta.summary.trim() || meta.branch;
+}

@@ -1,0 +1,216 @@
+import { readFile } from 'node:fs/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import { errorOf, sandbox, taskIn, type Sandbox } from '../test/fixtures.js';
+import { Monitor } from './monitor.js';
+import type { Notification, Notifier } from './notifications.js';
+import type { OrangePlugin } from './plugin.js';
+
+/** A plugin registering one notifier per name that records what it was sent (or fails as told). */
+function notifiers(received: Record<string, Notification[]>, behave: Record<string, 'throw' | 'hang'> = {}): OrangePlugin {
+  return {
+    name: 'test-notifiers',
+    apply(orange) {
+      for (const name of Object.keys(received)) {
+        const notifier: Notifier = {
+          name,
+          async send(notification, { signal }) {
+            received[name]?.push(notification);
+            if (behave[name] === 'throw') throw new Error(`${name} is down`);
+            if (behave[name] === 'hang') await new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
+          },
+        };
+        orange.notifications.register(notifier);
+      }
+    },
+  };
+}
+
+async function logLines(box: Sandbox): Promise<Array<Record<string, unknown>>> {
+  const text = await readFile(box.orange.paths.logFile, 'utf8').catch(() => '');
+  return text.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+let box: Sandbox | undefined;
+afterEach(async () => {
+  await box?.orange.notifications.settle();
+  await box?.cleanup();
+  box = undefined;
+});
+
+describe('notification events', () => {
+  it('raises action when a task reaches reviewing, with the task, the move and an attach line', async () => {
+    const got = { desk: [] as Notification[] };
+    box = await sandbox({}, [notifiers(got)]);
+    const ref = await taskIn(box, 'agent-review', { body: '## Review\n\nVerdict: PASS\n' });
+    await box.orange.engine.transition(ref, 'reviewing');
+    await box.orange.notifications.settle();
+    expect(got.desk).toEqual([
+      {
+        event: 'status.changed',
+        priority: 'action',
+        title: 'Ready for review: a task in agent-review',
+        reason: null,
+        task: expect.objectContaining({ id: ref.id, project: 'demo', status: 'reviewing', summary: 'a task in agent-review', attach: `orange task attach ${ref.id}` }),
+        from: 'agent-review',
+        to: 'reviewing',
+        timestamp: expect.any(String),
+      },
+    ]);
+  });
+
+  it('raises urgent for stuck and clarification, info for done and cancelled, nothing for working', async () => {
+    const got = { all: [] as Notification[] };
+    box = await sandbox({}, [notifiers(got)]);
+    const stuck = await taskIn(box, 'working');
+    await box.orange.engine.transition(stuck, 'stuck');
+    const unclear = await taskIn(box, 'planning');
+    await box.orange.engine.transition(unclear, 'clarification');
+    await box.orange.engine.transition(unclear, 'planning');
+    const done = await taskIn(box, 'reviewing');
+    await box.orange.engine.transition(done, 'done');
+    const dropped = await taskIn(box, 'reviewing');
+    await box.orange.engine.transition(dropped, 'cancelled');
+    await box.orange.notifications.settle();
+    expect(got.all.map((n) => [n.task.id, n.to, n.priority])).toEqual([
+      [stuck.id, 'stuck', 'urgent'],
+      [unclear.id, 'clarification', 'urgent'],
+      [done.id, 'done', 'info'],
+      [dropped.id, 'cancelled', 'info'],
+    ]);
+  });
+
+  it('raises urgent when an agent crashes and when an action fails, with the reason', async () => {
+    const got = { all: [] as Notification[] };
+    const failing: OrangePlugin = {
+      name: 'failing',
+      apply: (orange) => orange.hooks.actions.for('release_workspace').tapPromise('failing', async () => {
+        throw new Error('disk full');
+      }),
+    };
+    box = await sandbox({}, [notifiers(got), failing]);
+    const crashed = await taskIn(box, 'working', { meta: { worker_spawn: 's1' } });
+    await box.orange.engine.agentExited(crashed, 'worker', 's1', 'exit');
+    const failed = await taskIn(box, 'reviewing');
+    await box.orange.engine.transition(failed, 'done');
+    await box.orange.notifications.settle();
+    expect(got.all.map((n) => [n.event, n.priority, n.task.id])).toEqual([
+      ['agent.crashed', 'urgent', crashed.id],
+      ['hook.failed', 'urgent', failed.id],
+      ['status.changed', 'info', failed.id],
+    ]);
+    expect(got.all[0]?.reason).toContain('without its artifact');
+    expect(got.all[1]).toMatchObject({ title: expect.stringContaining('release_workspace'), reason: 'disk full' });
+  });
+
+  it('routes each priority only to the notifiers the config names for it', async () => {
+    const got = { desktop: [] as Notification[], slack: [] as Notification[] };
+    box = await sandbox({ notifications: { routes: { urgent: ['desktop', 'slack'], info: ['slack'] } } }, [notifiers(got)]);
+    const stuck = await taskIn(box, 'working');
+    await box.orange.engine.transition(stuck, 'stuck');
+    const done = await taskIn(box, 'reviewing');
+    await box.orange.engine.transition(done, 'done');
+    const ready = await taskIn(box, 'agent-review', { body: '## Review\n\nVerdict: PASS\n' });
+    await box.orange.engine.transition(ready, 'reviewing');
+    await box.orange.notifications.settle();
+    expect(got.desktop.map((n) => n.to)).toEqual(['stuck']);
+    expect(got.slack.map((n) => n.to)).toEqual(['stuck', 'done']);
+  });
+
+  it('takes status priorities from the config: one silenced, one added', async () => {
+    const got = { all: [] as Notification[] };
+    box = await sandbox({ notifications: { statuses: { done: null, working: 'info' } } }, [notifiers(got)]);
+    const ref = await taskIn(box, 'reviewing');
+    await box.orange.engine.transition(ref, 'working');
+    const done = await taskIn(box, 'reviewing');
+    await box.orange.engine.transition(done, 'done');
+    await box.orange.notifications.settle();
+    expect(got.all.map((n) => [n.to, n.priority])).toEqual([['working', 'info']]);
+  });
+
+  it('refuses a route naming a notifier no plugin provides, naming the field', async () => {
+    const error = await errorOf(sandbox({ notifications: { routes: { urgent: ['pager'] } } }, [notifiers({ desktop: [] })]));
+    expect(error.code).toBe('E_CONFIG');
+    expect(error.message).toContain('field "notifications.routes.urgent" names notifier "pager", which no plugin provides (known: desktop)');
+  });
+
+  it('refuses an unknown priority in the routes as a config error', async () => {
+    const error = await errorOf(sandbox({ notifications: { routes: { loud: ['desktop'] } } }));
+    expect(error.code).toBe('E_CONFIG');
+    expect(error.message).toContain('notifications.routes');
+  });
+});
+
+describe('a failing notifier', () => {
+  it('is logged and does not stop the others, and the transition is not affected', async () => {
+    const got = { broken: [] as Notification[], fine: [] as Notification[] };
+    box = await sandbox({}, [notifiers(got, { broken: 'throw' })]);
+    const ref = await taskIn(box, 'working');
+    const result = await box.orange.engine.transition(ref, 'stuck');
+    expect(result.failedHooks).toEqual([]);
+    await box.orange.notifications.settle();
+    expect(got.fine).toHaveLength(1);
+    expect(await logLines(box)).toContainEqual(expect.objectContaining({ level: 'error', msg: 'notifier failed', notifier: 'broken', error: 'broken is down' }));
+    expect((await box.orange.store.read(ref.project, ref.id)).meta).toMatchObject({ status: 'stuck', attention: null });
+  });
+
+  it('that hangs delays neither the transition nor delivery past its timeout, and its signal is aborted', async () => {
+    const got = { stuckOne: [] as Notification[], fine: [] as Notification[] };
+    box = await sandbox({ notifications: { timeoutMs: 1000 } }, [notifiers(got, { stuckOne: 'hang' })]);
+    const ref = await taskIn(box, 'working');
+    const started = performance.now();
+    await box.orange.engine.transition(ref, 'stuck');
+    const transitionMs = performance.now() - started;
+    await box.orange.notifications.settle();
+    const settledMs = performance.now() - started;
+    // The transition never waits for a notifier; delivery ends at the notifier's time limit.
+    expect(transitionMs, `transition took ${transitionMs} ms`).toBeLessThan(1000);
+    expect(settledMs, `delivery took ${settledMs} ms`).toBeGreaterThanOrEqual(990);
+    expect(settledMs, `delivery took ${settledMs} ms`).toBeLessThan(4000);
+    expect(got.fine).toHaveLength(1);
+    expect(await logLines(box)).toContainEqual(
+      expect.objectContaining({ msg: 'notifier failed', notifier: 'stuckOne', error: 'notifier stuckOne did not finish within 1000 ms' }),
+    );
+  });
+
+  it('a notification hook tap that throws is logged and the notifiers still get it', async () => {
+    const got = { fine: [] as Notification[] };
+    const clumsy: OrangePlugin = {
+      name: 'clumsy',
+      apply: (orange) => orange.hooks.notification.tap('clumsy', () => {
+        throw new Error('observer crashed');
+      }),
+    };
+    box = await sandbox({}, [notifiers(got), clumsy]);
+    const ref = await taskIn(box, 'working');
+    await box.orange.engine.transition(ref, 'stuck');
+    await box.orange.notifications.settle();
+    expect(got.fine).toHaveLength(1);
+    expect(await logLines(box)).toContainEqual(expect.objectContaining({ msg: 'notification hook failed', error: 'observer crashed' }));
+  });
+});
+
+describe('stale tasks', () => {
+  const old = new Date(Date.now() - 3_600_000).toISOString();
+
+  it('raises urgent once for a task in an active status longer than staleAfterMs, again only after it moves', async () => {
+    const got = { all: [] as Notification[] };
+    box = await sandbox({ notifications: { staleAfterMs: 60_000 } }, [notifiers(got)]);
+    const ref = await taskIn(box, 'working', { meta: { created_at: old, updated_at: old } });
+    await box.orange.store.appendHistory(ref.project, ref.id, { type: 'status.changed', from: 'planning', to: 'working', timestamp: old });
+    const fresh = await taskIn(box, 'working');
+    const monitor = new Monitor(box.orange);
+    expect((await monitor.pass()).stale).toEqual([ref.id]);
+    expect((await monitor.pass()).stale).toEqual([]);
+    await box.orange.notifications.settle();
+    expect(got.all).toEqual([expect.objectContaining({ event: 'task.stale', priority: 'urgent', title: expect.stringMatching(/^In working for 60 min: /), task: expect.objectContaining({ id: ref.id }) })]);
+    const history = await box.orange.store.history(ref.project, ref.id);
+    expect(history.filter((e) => e.type === 'task.stale')).toEqual([expect.objectContaining({ status: 'working', since: old })]);
+    expect((await box.orange.store.history(fresh.project, fresh.id)).some((e) => e.type === 'task.stale')).toBe(false);
+  });
+
+  it('is not looked for without staleAfterMs', async () => {
+    box = await sandbox({}, []);
+    await taskIn(box, 'working', { meta: { created_at: old, updated_at: old } });
+    expect((await new Monitor(box.orange).pass()).stale).toEqual([]);
+  });
+});

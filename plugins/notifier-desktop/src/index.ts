@@ -1,0 +1,1 @@
+export { desktop, desktopBody, desktopCommand, type DesktopOptions } from './desktop.js';
