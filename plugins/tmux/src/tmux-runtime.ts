@@ -61,10 +61,10 @@ export class TmuxRuntime implements Runtime {
   /** Types `line` into the role's window as literal keys and presses Enter; false when that window has no live agent. */
   async sendLine(task: TaskMeta, role: AgentRole, line: string): Promise<boolean> {
     const session = taskSession(task);
-    const window = windowName(task, role);
     const windows = await this.client.listWindows();
-    if (!windows.some((w) => w.session === session && w.window === window && !w.dead)) return false;
-    await this.client.typeLine(windowTarget(session, window), line, this.submitDelayMs);
+    const live = windows.find((w) => w.session === session && isAgentWindow(w.window, task, role) && !w.dead);
+    if (!live) return false;
+    await this.client.typeLine(windowTarget(session, live.window), line, this.submitDelayMs);
     return true;
   }
 
