@@ -82,6 +82,7 @@ export {
   assertTaskId,
 } from './store/names.js';
 export { Monitor, type MonitorOptions, type MonitorReport } from './monitor.js';
+export { MonitorLease, type MonitorHolder } from './monitor-lease.js';
 export { checkCancel, cancelTask, checkDelete, deleteTask, checkMerge, mergeTask, openPullRequest, requestChanges, type MergeOutcome } from './task-operations.js';
 export { findExecutable } from './executable.js';
 export { inlineText, blockText, oneLineSummary, terminalJson } from './terminal-text.js';
