@@ -51,6 +51,7 @@ export {
   type RuntimeSnapshot,
   type WorkspaceProvider,
   type WorkspaceInfo,
+  type DiffStat,
   type GcResult,
   type Harness,
   type HarnessRequest,

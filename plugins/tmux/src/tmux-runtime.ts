@@ -49,6 +49,15 @@ export class TmuxRuntime implements Runtime {
     if (result.exitCode !== 0) throw new OrangeError('E_RUNTIME', `could not attach to tmux session ${session}`);
   }
 
+  /**
+   * The visible text of the role's window with its colours (`capture-pane -e`: SGR sequences
+   * only), for the dashboard's live preview; null when the window is gone.
+   */
+  async capture(task: TaskMeta, role: AgentRole): Promise<string | null> {
+    const result = await this.client.attempt(['capture-pane', '-p', '-e', '-t', windowTarget(taskSession(task), windowName(task, role))]);
+    return result.ok ? result.stdout : null;
+  }
+
   /** The session a task's agents run in. */
   sessionName(task: TaskMeta): string {
     return taskSession(task);
