@@ -82,11 +82,14 @@ export async function openDashboard(options: DashboardOptions): Promise<void> {
       stdout.write(LEAVE_SCREEN);
       if (outcome.kind === 'quit') return;
       view = outcome.view;
+      const resumeReading = stopReading(stdin);
       try {
         await orange.slot('runtime').attach(outcome.row.meta, outcome.role);
         view = { ...view, message: { text: `detached from ${outcome.row.meta.id}`, kind: 'info' } };
       } catch (error) {
         view = { ...view, message: { text: error instanceof Error ? error.message : String(error), kind: 'error' } };
+      } finally {
+        resumeReading();
       }
       if (options.exitOnAttach) return;
     }
@@ -95,4 +98,22 @@ export async function openDashboard(options: DashboardOptions): Promise<void> {
     process.off('SIGHUP', onSignal);
     await Promise.all([started.catch(() => undefined).then(() => feed.stop()), duty.stop()]);
   }
+}
+
+/**
+ * Node goes on reading a terminal once it started, paused or not (until its buffer fills), so the
+ * keys meant for the attached tmux client (Ctrl-b d) would be split between it and this process.
+ * Its reads stop while the agent has the terminal; the returned function starts them again (a read
+ * the stream was waiting on when they stopped is still pending, so nothing else would).
+ */
+function stopReading(stdin: NodeJS.ReadStream): () => void {
+  stdin.pause();
+  const handle = (stdin as unknown as { _handle?: { reading?: boolean; readStop?: () => number; readStart?: () => number } })._handle;
+  if (!handle?.readStop || !handle.readStart || handle.reading === false) return () => undefined;
+  handle.readStop();
+  handle.reading = false;
+  return () => {
+    handle.readStart?.();
+    handle.reading = true;
+  };
 }
