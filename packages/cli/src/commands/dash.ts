@@ -26,10 +26,12 @@ export default class Dash extends OrangeCommand {
     if (!process.stdin.isTTY || !process.stdout.isTTY) {
       throw new OrangeError('E_USAGE', 'the dashboard needs a terminal (standard input or output is not one); for a listing use: orange task list');
     }
+    // ink, react and the dashboard load while the config and plugins do.
+    const dashboard = import('@orange/dashboard');
     const orange = await this.orange();
     const project = flags.all ? undefined : flags.project ? (await orange.projects.get(flags.project)).name : await projectHere(orange);
     // Loaded here only: ink and react must not slow down the commands agents call.
-    const { openDashboard } = await import('@orange/dashboard');
+    const { openDashboard } = await dashboard;
     await openDashboard({ orange, project, exitOnAttach: flags['exit-on-attach'], pollIntervalMs: flags.interval });
   }
 }

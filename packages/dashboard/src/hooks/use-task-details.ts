@@ -5,16 +5,17 @@ import type { TaskRow } from '../task-row.js';
 
 /** The selected agent's window, captured about once a second while its task is selected. */
 export function usePreview(actions: DashboardActions, row: TaskRow | undefined, role: AgentRole, intervalMs = 1000): string | null {
-  const [preview, setPreview] = useState<string | null>(null);
+  // Kept with the window it was captured from: another agent's screen is never shown for this one.
+  const [preview, setPreview] = useState<{ key: string; text: string | null } | null>(null);
   const meta = row?.meta;
   const live = row ? row.alive.includes(role) : false;
+  const key = meta ? `${meta.id}:${role}:${meta.review_round}` : '';
   useEffect(() => {
-    setPreview(null);
     if (!meta || !live) return;
     let stopped = false;
     const capture = async () => {
       const text = await actions.capture(meta, role).catch(() => null);
-      if (!stopped) setPreview(text);
+      if (!stopped) setPreview({ key, text });
     };
     void capture();
     const timer = setInterval(() => void capture(), intervalMs);
@@ -22,29 +23,27 @@ export function usePreview(actions: DashboardActions, row: TaskRow | undefined, 
       stopped = true;
       clearInterval(timer);
     };
-    // The task's id, not its fields: a status change must not restart the capture loop.
-  }, [actions, meta?.id, meta?.review_round, role, live, intervalMs]);
-  return preview;
+    // The window, not the task's fields: a status change must not restart the capture loop.
+  }, [actions, key, live, intervalMs]);
+  return live && preview?.key === key ? preview.text : null;
 }
 
-/** The selected task's ledger, read again whenever its files change (`revision`). */
+/** The selected task's ledger, read again whenever its files change (`revision`); empty until read. */
 export function useHistory(actions: DashboardActions, row: TaskRow | undefined, revision: number): HistoryEvent[] {
-  const [history, setHistory] = useState<HistoryEvent[]>([]);
+  // Kept with the id it was read for: another task's ledger is never shown while this one's is read.
+  const [history, setHistory] = useState<{ id: string; events: HistoryEvent[] } | null>(null);
   const project = row?.meta.project;
   const id = row?.meta.id;
   useEffect(() => {
-    if (!project || !id) {
-      setHistory([]);
-      return;
-    }
+    if (!project || !id) return;
     let stopped = false;
     void actions
       .history({ project, id })
-      .then((events) => !stopped && setHistory(events))
-      .catch(() => !stopped && setHistory([]));
+      .then((events) => !stopped && setHistory({ id, events }))
+      .catch(() => !stopped && setHistory({ id, events: [] }));
     return () => {
       stopped = true;
     };
   }, [actions, project, id, revision]);
-  return history;
+  return history && history.id === id ? history.events : [];
 }
