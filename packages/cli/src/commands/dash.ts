@@ -12,7 +12,7 @@ export default class Dash extends OrangeCommand {
     'detach (Ctrl-b d). While open it follows the task files and runs the monitor\'s poll, unless an',
     'orange monitor is running. Needs a terminal; for a listing use orange task list. See docs/dashboard.md.',
   ].join('\n');
-  static override aliases = ['dashboard'];
+  static override hiddenAliases = ['dashboard'];
   static override examples = ['<%= config.bin %> dash', '<%= config.bin %> dash --all', '<%= config.bin %> dash --project app --exit-on-attach'];
   static override flags = {
     all: Flags.boolean({ char: 'a', description: "Every project's tasks.", default: false, exclusive: ['project'] }),

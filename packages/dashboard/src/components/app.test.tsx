@@ -233,3 +233,26 @@ describe('the detail pane', () => {
     expect(ui.frame()).toContain('␛]0;title␇');
   });
 });
+
+describe('a narrow terminal and NO_COLOR', () => {
+  it('keeps help and quit in an 80-column footer, dropping the least needed keys', async () => {
+    const { Footer } = await import('./footer.js');
+    const { footerKeys } = await import('../key-map.js');
+    const row = fakeRow({ status: 'reviewing', pr_url: 'https://github.com/o/r/pull/3' }, { active: true });
+    const instance = render(<Footer keys={footerKeys(row)} width={80} />);
+    instances.push(instance);
+    const line = instance.lastFrame() ?? '';
+    expect(line.length).toBeLessThanOrEqual(80);
+    expect(line).toContain('? help  q quit');
+    expect(line).toContain('m merge');
+    expect(line).not.toContain('f filter');
+  });
+
+  it('draws no colour sequences when colours are off', async () => {
+    const ui = open([fakeRow({ status: 'working', branch: 'plain' }, { liveness: 'alive', alive: ['worker'], active: true })], { colour: false });
+    await ui.shows('pane line');
+    // SGR colour codes: 30–37, 90–97 (foreground), 38;… (extended); the preview's red must be gone too.
+    expect(ui.frame()).not.toMatch(/\u001b\[(3[0-8]|9[0-7])(;[0-9]+)*m/);
+    expect(ui.frame()).toContain('red');
+  });
+});
