@@ -11,6 +11,8 @@ export interface FeedSnapshot {
   readonly unreadable: number;
   /** Bumped for a task each time its files change (the detail pane re-reads its history then). */
   readonly revisions: ReadonlyMap<string, number>;
+  /** Why the tasks could not be listed (the screen says it instead of waiting forever). */
+  readonly error?: string;
 }
 
 /** A source of snapshots the dashboard subscribes to (`useSyncExternalStore`). */
@@ -68,7 +70,13 @@ export class TaskFeed implements TaskSource {
 
   /** Lists the tasks (the first screen), then starts following them. */
   async start(): Promise<void> {
-    await this.reload();
+    try {
+      await this.reload();
+    } catch (error) {
+      this.current = { ...this.current, loaded: true, error: error instanceof Error ? error.message : String(error) };
+      for (const listener of this.listeners) listener();
+      return;
+    }
     if (this.stopped) return;
     await this.watch();
     const livenessMs = this.options.livenessMs ?? 2000;

@@ -9,6 +9,7 @@ import { footerKeys, tableAction } from '../key-map.js';
 import type { CreateRequest, DashboardActions } from '../task-actions.js';
 import type { TaskSource } from '../task-feed.js';
 import { FILTERS, visibleRows, type RowFilter, type TaskRow } from '../task-row.js';
+import { shown } from '../shown-text.js';
 import { editText } from '../text-edit.js';
 import { Confirm } from './confirm.js';
 import { CreateForm } from './create-form.js';
@@ -288,6 +289,8 @@ export function App(props: AppProps) {
         <Box flexDirection="column" height={tableHeight}>
           {!snapshot.loaded ? (
             <Text dimColor>reading tasks…</Text>
+          ) : snapshot.error ? (
+            <Text color={colour ? 'red' : undefined} wrap="truncate">{shown(`the tasks could not be listed: ${snapshot.error}`, Math.max(1, columns))}</Text>
           ) : shownRows.length === 0 ? (
             <Text dimColor>{snapshot.rows.size === 0 ? 'no tasks yet — press c to create one' : 'no task matches (f: filter, /: search)'}</Text>
           ) : (
