@@ -47,10 +47,10 @@ export default packageBuild({
   dts: false,
   splitting: true,
   // Everything but jiti and typescript (tsup would otherwise leave every dependency external), and
-  // the dashboard's ink, react and chokidar: loaded from node_modules when `orange dash` runs, so no
+  // the dashboard's ink and react: loaded from node_modules when `orange dash` runs, so no
   // other command parses them (the dashboard's own code is a lazy chunk of the bundle).
-  noExternal: [/^(?!(jiti|typescript|ink|react|chokidar)(\/|$))/],
-  external: ['jiti', 'typescript', 'ink', 'react', 'chokidar'],
+  noExternal: [/^(?!(jiti|typescript|ink|react)(\/|$))/],
+  external: ['jiti', 'typescript', 'ink', 'react'],
   esbuildPlugins: [englishZodOnly, withoutCommandGlob],
   // Bundled CommonJS (oclif, cosmiconfig) calls require() for Node's modules.
   banner: { js: "import { createRequire as __orangeCreateRequire } from 'node:module'; const require = __orangeCreateRequire(import.meta.url);" },

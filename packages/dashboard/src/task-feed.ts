@@ -1,6 +1,6 @@
-import { relative, sep } from 'node:path';
-import { isOrangeError, TASK_ID_PATTERN, type AgentRole, type ListedTask, type Orange, type RuntimeSnapshot, type TaskMeta, type Workflow } from '@orange/core';
+import { isOrangeError, type AgentRole, type ListedTask, type Orange, type RuntimeSnapshot, type TaskMeta, type Workflow } from '@orange/core';
 import { pullRequestNumber, type Liveness, type PullRequestView, type TaskRow } from './task-row.js';
+import { TaskWatcher } from './task-watcher.js';
 
 /** What the screen is drawn from: every task of the scope, as rows keyed by task id. */
 export interface FeedSnapshot {
@@ -36,7 +36,7 @@ const ROLES: readonly AgentRole[] = ['worker', 'reviewer'];
 
 /**
  * Follows the task files: one listing from the store (its per-project index serves it), then a
- * watcher on the tasks folder that re-reads only the tasks whose files changed. Liveness comes
+ * watcher on the tasks folder (`TaskWatcher`) that re-reads only the tasks whose files changed. Liveness comes
  * from the runtime slot, AHEAD / CHANGES from the workspace slot, PR states from the SCM slot.
  */
 export class TaskFeed implements TaskSource {
@@ -50,7 +50,7 @@ export class TaskFeed implements TaskSource {
   private unreadable = 0;
   private debounce: NodeJS.Timeout | undefined;
   private timers: NodeJS.Timeout[] = [];
-  private watcher: { close(): Promise<void> } | undefined;
+  private watcher: TaskWatcher | undefined;
   private stopped = false;
   private diffRunning = false;
 
@@ -90,7 +90,7 @@ export class TaskFeed implements TaskSource {
     this.stopped = true;
     for (const timer of this.timers) clearInterval(timer);
     clearTimeout(this.debounce);
-    await this.watcher?.close();
+    this.watcher?.close();
   }
 
   /** Reads every task of the scope again (the first screen, and after the watcher lost track). */
@@ -130,27 +130,20 @@ export class TaskFeed implements TaskSource {
   }
 
   private async watch(): Promise<void> {
-    const { watch } = await import('chokidar');
-    const root = this.options.project ? this.orange.paths.projectTasksDir(this.options.project) : this.orange.paths.tasksDir;
-    const { mkdir } = await import('node:fs/promises');
-    await mkdir(root, { recursive: true });
-    const base = this.orange.paths.tasksDir;
-    const watcher = watch(root, {
-      ignoreInitial: true,
-      // tasks/<project>/<id>/<file>: nothing deeper matters.
-      depth: this.options.project ? 1 : 2,
-      // Temp files of atomic writes and lock directories come and go on every write.
-      ignored: (path: string) => /(^|[\\/])\.[^\\/]*\.tmp$|\.lock([\\/]|$)|\.index\.json$/.test(path),
-    });
-    watcher.on('all', (_event: string, path: string) => {
-      const [project, id] = relative(base, path).split(sep);
-      if (!project || !id || !TASK_ID_PATTERN.test(id)) return;
-      this.pending.set(id, { project, id });
-      clearTimeout(this.debounce);
-      this.debounce = setTimeout(() => void this.flush(), this.options.debounceMs ?? 30);
-    });
-    watcher.on('error', () => void this.reload().catch(() => undefined));
+    const watcher = new TaskWatcher(
+      this.orange.paths,
+      (project, id) => {
+        this.pending.set(id, { project, id });
+        clearTimeout(this.debounce);
+        this.debounce = setTimeout(() => void this.flush(), this.options.debounceMs ?? 30);
+      },
+      // Out of inotify watches: the listing (served by the store's index) is polled instead.
+      () => this.timers.push(setInterval(() => void this.reload().catch(() => undefined), 2000)),
+    );
     this.watcher = watcher;
+    await watcher.start(this.options.project);
+    // What changed between the first listing and the last watch is caught by listing once more.
+    if (!this.stopped) await this.reload().catch(() => undefined);
   }
 
   /** Reads the changed tasks again; a task whose directory is gone leaves the table. */
