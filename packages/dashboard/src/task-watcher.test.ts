@@ -24,6 +24,13 @@ async function setup(): Promise<{ paths: OrangePaths; seen: string[] }> {
 }
 
 describe('the task watcher', () => {
+  it('follows a project that has no task yet', async () => {
+    const { paths, seen } = await setup();
+    await watcher!.start('new');
+    await mkdir(paths.taskDir('new', B));
+    await vi.waitFor(() => expect(seen).toContain(`new/${B}`), { timeout: 2000 });
+  });
+
   it("reports a task whose state is renamed in, a task created in a project, and a new project's tasks", async () => {
     const { paths, seen } = await setup();
     await watcher!.start();

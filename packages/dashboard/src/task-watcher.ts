@@ -1,5 +1,5 @@
 import { watch, type FSWatcher } from 'node:fs';
-import { readdir } from 'node:fs/promises';
+import { mkdir, readdir } from 'node:fs/promises';
 import { TASK_ID_PATTERN, type OrangePaths } from '@orange/core';
 
 /** Called with the task whose files changed (or which appeared or went away). */
@@ -28,6 +28,8 @@ export class TaskWatcher {
 
   /** Starts watching one project, or every project; resolves once every folder is watched. */
   async start(project?: string): Promise<void> {
+    // A folder that does not exist yet cannot be watched: made now, as the store would on the first task.
+    await mkdir(project === undefined ? this.paths.tasksDir : this.paths.projectTasksDir(project), { recursive: true });
     if (project !== undefined) {
       await this.watchProject(project);
       return;
