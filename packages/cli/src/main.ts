@@ -15,3 +15,8 @@ export async function run(entry: string): Promise<void> {
   const bare = process.argv.length <= 2 && process.stdin.isTTY === true && process.stdout.isTTY === true;
   await execute({ dir: entry, ...(bare ? { args: ['dash'] } : {}) });
 }
+
+// oclif takes the command table and the hook from this same bundle (package.json names
+// `dist/main.cjs` as both targets), so they share its one instance of oclif and @orange/core.
+export { COMMANDS } from './commands.js';
+export { default as commandNotFound } from './hooks/command-not-found.js';

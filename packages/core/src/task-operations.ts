@@ -47,6 +47,10 @@ export async function deleteTask(orange: Orange, task: Task): Promise<void> {
 export async function checkMerge(orange: Orange, ref: TaskRef): Promise<Task> {
   const task = await orange.engine.readVerified(ref);
   const workflow = await orange.workflowForProject(ref.project);
+  if (workflow.isTerminal(task.meta.status)) {
+    const merged = (await orange.store.history(ref.project, ref.id)).some((e) => e.type === 'task.merged');
+    throw new OrangeError('E_NOT_ALLOWED', `task ${ref.id} is already ${task.meta.status}${merged ? ' (merged)' : ''}; there is nothing left to merge`);
+  }
   if (workflow.between(task.meta.status, 'done').length === 0) {
     throw new TransitionRefused('E_ILLEGAL_TRANSITION', task.meta.status, 'done', `task ${ref.id} cannot be merged from ${task.meta.status} (merge a task once its review passed)`);
   }

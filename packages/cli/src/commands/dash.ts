@@ -27,13 +27,19 @@ export default class Dash extends OrangeCommand {
       throw new OrangeError('E_USAGE', 'the dashboard needs a terminal (standard input or output is not one); for a listing use: orange task list');
     }
     // ink, react and the dashboard load while the config and plugins do.
-    const dashboard = import('@orange/dashboard');
+    const dashboard = loadDashboard();
     const orange = await this.orange();
     const project = flags.all ? undefined : flags.project ? (await orange.projects.get(flags.project)).name : await projectHere(orange);
     // Loaded here only: ink and react must not slow down the commands agents call.
     const { openDashboard } = await dashboard;
     await openDashboard({ orange, project, exitOnAttach: flags['exit-on-attach'], pollIntervalMs: flags.interval });
   }
+}
+
+/** The dashboard package (an ES module from node_modules, never part of the CLI bundle). */
+async function loadDashboard(): Promise<typeof import('@orange/dashboard')> {
+  // `await import(` as written here is what the bundle's code-cache loader rewrites (tsup.config.ts).
+  return await import('@orange/dashboard');
 }
 
 /** The project of the current directory; a git repository not registered yet is registered (as `project add` would). */
