@@ -69,9 +69,11 @@ const bundle = packageBuild({
   clean: false,
   // import.meta.url, which the bundled code uses, from the bundle's own path.
   shims: true,
-  // Everything but jiti and typescript (tsup would otherwise leave every dependency external).
-  noExternal: [/^(?!(jiti|typescript)(\/|$))/],
-  external: ['jiti', 'typescript'],
+  // Everything but jiti and typescript (tsup would otherwise leave every dependency external),
+  // and the dashboard: an ES module (ink and react are ESM only) that `orange dash` imports from
+  // node_modules, so no other command loads it or them.
+  noExternal: [/^(?!(jiti|typescript|@orange\/dashboard)(\/|$))/],
+  external: ['jiti', 'typescript', '@orange/dashboard'],
   esbuildPlugins: [englishZodOnly, withoutCommandGlob],
   plugins: [importThroughLoader],
 });

@@ -40,6 +40,11 @@ export interface DemoOptions {
   /** Give up after this long. */
   readonly timeoutMs: number;
   readonly print: (line: string) => void;
+  /**
+   * Open the dashboard on the sandbox in this terminal while the tasks run (`demo --dash`); the
+   * progress lines are printed once it is closed, and the run ends then.
+   */
+  readonly dashboard?: boolean;
 }
 
 export interface DemoResult {
@@ -70,7 +75,15 @@ const GIT_IDENTITY = {
  * failing once), then merged by the "human" (this process) until every task is done.
  */
 export async function runDemo(options: DemoOptions): Promise<DemoResult> {
-  const { print } = options;
+  // While the dashboard has the terminal, progress lines wait for it to close.
+  let dashboard: ResultPromise | undefined;
+  const held: string[] = [];
+  const print = (line: string) => (dashboard ? held.push(line) : options.print(line));
+  const closeDashboard = async () => {
+    await dashboard?.catch(() => undefined);
+    dashboard = undefined;
+    for (const line of held.splice(0)) options.print(line);
+  };
   for (const tool of ['git', 'tmux']) {
     const found = await execa(tool, ['-V'], { reject: false }).catch(() => ({ exitCode: 127 }));
     if (tool === 'git' && found.exitCode !== 0) {
@@ -149,6 +162,9 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     // Through the store: it waits out a TASK.md an agent is rewriting, and reads the fields of record.
     const firstTask = await new TaskStore(paths).read('sandbox', first);
     print(`\nWatch an agent live: tmux -L ${socket} attach -t '=sandbox/${firstTask.meta.id}'  (detach: Ctrl-b d)\n`);
+    if (options.dashboard) {
+      dashboard = execa(process.execPath, [options.cliEntry, 'dash', '--project', 'sandbox'], { cwd: repo, env, extendEnv: false, reject: false, stdio: 'inherit' });
+    }
 
     const seen = new Map<string, number>();
     const seenLog = new Map<string, number>();
@@ -181,6 +197,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       await new Promise((resolve) => setTimeout(resolve, 150));
     }
 
+    if (dashboard) print('Every task finished; quit the dashboard (q) to end the demo.');
+    await closeDashboard();
     const rows = await taskRows(paths, ids);
     const log = await git(origin, 'log', '--oneline', 'main');
     const ok = rows.every((r) => r.status === 'done');
@@ -197,6 +215,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     const rows = await taskRows(paths, ids).catch(() => []);
     return { ok: false, sandbox, rows, error: message, log: await explainFailure(paths, ids, print) };
   } finally {
+    dashboard?.kill('SIGTERM');
+    await closeDashboard();
     monitor?.kill('SIGTERM');
     await monitor?.catch(() => undefined);
     await endTasks(paths, socket, ids, orange, print);

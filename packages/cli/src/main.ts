@@ -11,7 +11,9 @@ export async function run(entry: string): Promise<void> {
   // NODE_ENV is development or test (an agent's environment may say so) and loads the 9 MB
   // typescript package to read tsconfig.json.
   settings.enableAutoTranspile = false;
-  await execute({ dir: entry });
+  // Plain `orange` in a terminal opens the dashboard; without one (a script, an agent) it prints help.
+  const bare = process.argv.length <= 2 && process.stdin.isTTY === true && process.stdout.isTTY === true;
+  await execute({ dir: entry, ...(bare ? { args: ['dash'] } : {}) });
 }
 
 // oclif takes the command table and the hook from this same bundle (package.json names

@@ -72,6 +72,7 @@ export {
   type RuntimeSnapshot,
   type WorkspaceProvider,
   type WorkspaceInfo,
+  type DiffStat,
   type GcResult,
   type Harness,
   type HarnessRequest,
@@ -107,6 +108,8 @@ export {
   assertTaskId,
 } from './store/names.js';
 export { Monitor, type MonitorOptions, type MonitorReport } from './monitor.js';
+export { MonitorLease, type MonitorHolder } from './monitor-lease.js';
+export { checkCancel, cancelTask, checkDelete, deleteTask, checkMerge, mergeTask, openPullRequest, requestChanges, type MergeOutcome } from './task-operations.js';
 export { findExecutable } from './executable.js';
 export { inlineText, blockText, oneLineSummary, terminalJson } from './terminal-text.js';
 export { listProcesses, processesInside, processTree, withAncestors, type ProcessEntry } from './process-table.js';

@@ -64,6 +64,12 @@ export interface Runtime {
    * Used by reactions to hand pull request feedback to the worker.
    */
   sendLine?(task: TaskMeta, role: AgentRole, line: string): Promise<boolean>;
+  /**
+   * What the agent's window shows now (the dashboard's live preview): its visible text, colours
+   * as SGR escape sequences; null when the agent has no window. Optional: a runtime without it
+   * shows no preview.
+   */
+  capture?(task: TaskMeta, role: AgentRole): Promise<string | null>;
 }
 
 export interface WorkspaceInfo {
@@ -76,6 +82,16 @@ export interface WorkspaceInfo {
 
 export interface GcResult {
   readonly freed: WorkspaceInfo[];
+}
+
+/** How far a task's branch is from the project's default branch (the dashboard's AHEAD and CHANGES). */
+export interface DiffStat {
+  /** Commits on the task's branch that the default branch does not have. */
+  readonly ahead: number;
+  readonly added: number;
+  readonly removed: number;
+  /** Per file, as `git diff --numstat` counts it (binary files count 0). */
+  readonly files: ReadonlyArray<{ readonly path: string; readonly added: number; readonly removed: number }>;
 }
 
 /** The workspace slot (git worktree pool). Acquire/release are actions on the bus. */
@@ -92,6 +108,8 @@ export interface WorkspaceProvider {
   renameBranch?(task: TaskMeta, to: string | null): Promise<string>;
   /** Removes the worktrees of a project being unregistered; refuses (removing nothing) if any is in use or dirty. */
   remove?(project: Project): Promise<WorkspaceInfo[]>;
+  /** The task's worktree against the default branch (uncommitted changes included); null without a worktree. */
+  diffStat?(task: TaskMeta): Promise<DiffStat | null>;
 }
 
 /** What a harness is asked to start. */

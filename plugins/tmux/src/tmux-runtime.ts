@@ -1,5 +1,5 @@
 import { OrangeError, type AgentRole, type Runtime, type RuntimeSnapshot, type TaskMeta } from '@orange/core';
-import { isAgentWindow, sessionTarget, taskSession, windowTarget } from './session-name.js';
+import { isAgentWindow, sessionTarget, taskSession, windowName, windowTarget } from './session-name.js';
 import type { TmuxClient } from './tmux-client.js';
 import { killVerified } from './tmux-kill.js';
 
@@ -66,6 +66,15 @@ export class TmuxRuntime implements Runtime {
     if (!live) return false;
     await this.client.typeLine(windowTarget(session, live.window), line, this.submitDelayMs);
     return true;
+  }
+
+  /**
+   * The visible text of the role's window with its colours (`capture-pane -e`: SGR sequences
+   * only), for the dashboard's live preview; null when the window is gone.
+   */
+  async capture(task: TaskMeta, role: AgentRole): Promise<string | null> {
+    const result = await this.client.attempt(['capture-pane', '-p', '-e', '-t', windowTarget(taskSession(task), windowName(task, role))]);
+    return result.ok ? result.stdout : null;
   }
 
   /** The session a task's agents run in. */

@@ -145,6 +145,22 @@ describe('reviewer windows and notifications', () => {
     expect(pane).toContain('Nothing more to do unless a human asks for changes.');
   });
 
+  it("captures an agent's window with its colours for the dashboard, and nothing for a window that is gone", async () => {
+    box.setAgent(() => ['sh', '-c', "printf '\\033[31mred text\\033[0m plain\\n'; exec sleep 1000"]);
+    try {
+      const task = await box.newTask({ branch: 'captured' });
+      const runtime = box.orange.slot('runtime');
+      const text = await eventually(async () => {
+        const shown = await runtime.capture?.((await box.read(task)).meta, 'worker');
+        return shown?.includes('plain') ? shown : null;
+      });
+      expect(text).toMatch(/\u001b\[31mred text\u001b\[(0|39)?m plain/);
+      expect(await runtime.capture?.((await box.read(task)).meta, 'reviewer')).toBeNull();
+    } finally {
+      box.setAgent(() => ['sh', '-c', DUMP, 'sh', 'ends with;', '#{session_name}']);
+    }
+  });
+
   it('types notification text literally: no key names, no shell, no tmux command splitting', async () => {
     box.setAgent(() => ['sh', '-c', 'cat > "$ORANGE_HOME/typed.txt"']);
     try {

@@ -388,6 +388,34 @@ describe('workspaces slot', () => {
   });
 });
 
+describe('diffStat (the dashboard)', () => {
+  it('counts the commits ahead of the default branch and the lines changed, uncommitted ones included', async () => {
+    const s = await sandbox();
+    const task = await start(s.orange);
+    const wt = task.meta.workspace as string;
+    const pool = s.orange.slot('workspaces');
+    expect(await pool.diffStat?.(task.meta)).toEqual({ ahead: 0, added: 0, removed: 0, files: [] });
+    await commitFile(wt, 'a.txt', 'one\ntwo\nthree\n');
+    await commitFile(wt, 'b.txt', 'x\n');
+    await writeFile(join(wt, 'a.txt'), 'one\nthree\n');
+    expect(await pool.diffStat?.(task.meta)).toEqual({
+      ahead: 2,
+      added: 3,
+      removed: 0,
+      files: [
+        { path: 'a.txt', added: 2, removed: 0 },
+        { path: 'b.txt', added: 1, removed: 0 },
+      ],
+    });
+  });
+
+  it('has nothing to say about a task without a worktree', async () => {
+    const s = await sandbox();
+    const { task } = await s.orange.engine.createTask({ project: 'demo', summary: 'later', spawn: false });
+    expect(await s.orange.slot('workspaces').diffStat?.(task.meta)).toBeNull();
+  });
+});
+
 describe('remove (project remove)', () => {
   it('refuses while a worktree is held or dirty, removing nothing; then removes every worktree of the project', async () => {
     const s = await sandbox({ poolSize: 2 });

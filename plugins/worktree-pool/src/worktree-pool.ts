@@ -7,6 +7,7 @@ import {
   stopProcesses,
   withAncestors,
   type ActionContext,
+  type DiffStat,
   type GcResult,
   type Logger,
   type Orange,
@@ -178,6 +179,38 @@ export class WorktreePool implements WorkspaceProvider {
     await this.git.run(worktree, ['branch', '-m', current, to]);
     this.log.info('branch renamed', { task: task.id, from: current, to });
     return to;
+  }
+
+  /**
+   * The task's worktree against the default branch (the dashboard's AHEAD and CHANGES): commits
+   * since the merge base, and lines changed including what is not committed yet.
+   */
+  async diffStat(task: TaskMeta): Promise<DiffStat | null> {
+    const worktree = task.workspace;
+    if (!worktree || !existsSync(worktree)) return null;
+    const project = await this.orange.projects.get(task.project);
+    const base = await this.repo(project).baseRef();
+    const mergeBase = await this.git.attempt(worktree, ['merge-base', base, 'HEAD']);
+    if (!mergeBase.ok) return null;
+    const from = mergeBase.stdout.trim();
+    const [ahead, numstat] = await Promise.all([
+      this.git.run(worktree, ['rev-list', '--count', `${from}..HEAD`]),
+      this.git.run(worktree, ['diff', '--numstat', '--no-renames', from]),
+    ]);
+    const files = numstat
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => {
+        const [added = '0', removed = '0', ...path] = line.split('\t');
+        // Binary files are counted "-": no lines.
+        return { path: path.join('\t'), added: Number(added) || 0, removed: Number(removed) || 0 };
+      });
+    return {
+      ahead: Number(ahead.trim()) || 0,
+      added: files.reduce((n, f) => n + f.added, 0),
+      removed: files.reduce((n, f) => n + f.removed, 0),
+      files,
+    };
   }
 
   /** Creates every worktree of the project's pool (`orange workspace init`). */

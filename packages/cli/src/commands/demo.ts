@@ -10,20 +10,25 @@ export default class Demo extends OrangeCommand {
     'in parallel through planning, work, review (one review fails once) and merge, using a scripted',
     'agent that really runs in tmux and calls this CLI. Needs git and tmux; no AI agent is called.',
   ].join('\n');
-  static override examples = ['<%= config.bin %> demo', '<%= config.bin %> demo --keep'];
+  static override examples = ['<%= config.bin %> demo', '<%= config.bin %> demo --keep', '<%= config.bin %> demo --dash'];
   static override flags = {
     keep: Flags.boolean({ description: 'Keep the sandbox (repository and ORANGE_HOME) to look at afterwards.', default: false }),
+    dash: Flags.boolean({ description: 'Watch the agents work in the dashboard (orange dash) while the demo runs; quit it with q to end.', default: false }),
     timeout: Flags.integer({ description: 'Give up after this many seconds.', default: 180, min: 10 }),
   };
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Demo);
+    if (flags.dash && (!process.stdin.isTTY || !process.stdout.isTTY)) {
+      throw new OrangeError('E_USAGE', 'demo --dash needs a terminal for the dashboard (standard input or output is not one); run the demo without --dash');
+    }
     const { runDemo, DemoError } = await import('../demo.js');
     try {
       const result = await runDemo({
         cliEntry: join(this.config.root, 'bin', 'run.js'),
         keep: flags.keep,
         timeoutMs: flags.timeout * 1000,
+        dashboard: flags.dash,
         print: (line) => {
           if (!this.json) this.log(line);
         },

@@ -1,5 +1,5 @@
 import * as Flags from '@oclif/core/flags';
-import { inlineText, Monitor, type MonitorReport } from '@orange/core';
+import { inlineText, Monitor, MonitorLease, type MonitorReport } from '@orange/core';
 import { OrangeCommand } from '../base-command.js';
 
 export default class MonitorCommand extends OrangeCommand {
@@ -30,6 +30,9 @@ export default class MonitorCommand extends OrangeCommand {
     const onSignal = () => stop.abort();
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
+    // A dashboard polling now sees the lease taken and leaves the poll to this monitor.
+    const lease = new MonitorLease(orange.paths);
+    await lease.take('monitor');
     if (!this.json) this.log(`monitoring ${flags.project ?? 'all projects'} every ${flags.interval ?? orange.config.pollIntervalMs} ms (Ctrl-C to stop)`);
     await monitor.run(stop.signal, (report) => {
       // One JSON object per line with --json, so a consumer can stream the passes.
@@ -38,6 +41,7 @@ export default class MonitorCommand extends OrangeCommand {
     });
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    await lease.release();
   }
 
   private printReport(report: MonitorReport, always: boolean): void {

@@ -50,6 +50,11 @@ export class OrangePaths {
     return join(this.home, 'run');
   }
 
+  /** Who runs the monitor's poll now (`orange monitor` or a dashboard), so that only one does. */
+  get monitorLeaseFile(): string {
+    return join(this.home, 'run', 'monitor.json');
+  }
+
   get tasksDir(): string {
     return join(this.home, 'tasks');
   }

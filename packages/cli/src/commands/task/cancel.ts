@@ -1,3 +1,4 @@
+import { cancelTask, checkCancel } from '@orange/core';
 import { OrangeCommand } from '../../base-command.js';
 import { confirm } from '../../confirm.js';
 import { projectFlag, requiredTaskIdArg, yesFlag } from '../../flags.js';
@@ -16,13 +17,9 @@ export default class TaskCancel extends OrangeCommand {
     const orange = await this.orange();
     const task = await resolveTask(orange, args.id, flags.project);
     const ref = { project: task.meta.project, id: task.meta.id };
-    // Refuse an impossible cancel before asking, so nobody confirms something that cannot happen.
-    const workflow = await orange.workflowForProject(ref.project);
-    if (workflow.between(task.meta.status, 'cancelled').length === 0) {
-      await orange.engine.transition(ref, 'cancelled', { cause: 'request' });
-    }
+    await checkCancel(orange, task);
     await confirm(`Cancel task ${ref.id} (${task.meta.status}, ${task.meta.branch})?`, flags.yes);
-    const result = await orange.engine.transition(ref, 'cancelled', { cause: 'request' });
+    const result = await cancelTask(orange, ref);
     this.emit(transitionJson(result), () => {
       for (const line of transitionLines(result)) this.log(line);
     });

@@ -1,4 +1,4 @@
-import { inlineText, OrangeError } from '@orange/core';
+import { inlineText, openPullRequest } from '@orange/core';
 import { OrangeCommand } from '../../base-command.js';
 import { projectFlag, requiredTaskIdArg } from '../../flags.js';
 import { resolveTask } from '../../locate.js';
@@ -14,13 +14,7 @@ export default class TaskCreatePr extends OrangeCommand {
     const { args, flags } = await this.parse(TaskCreatePr);
     const orange = await this.orange();
     const task = await resolveTask(orange, args.id, flags.project);
-    await orange.engine.readVerified({ project: task.meta.project, id: task.meta.id });
-    const workflow = await orange.workflowForProject(task.meta.project);
-    if (workflow.isTerminal(task.meta.status)) {
-      throw new OrangeError('E_NOT_ALLOWED', `task ${task.meta.id} is ${task.meta.status}; a pull request is only opened for an unfinished task`);
-    }
-    const scm = orange.slot('scm');
-    const { url } = await scm.createPullRequest(task, await orange.projects.get(task.meta.project));
-    this.emit({ task: (await orange.store.read(task.meta.project, task.meta.id)).meta, url }, () => this.log(`pull request: ${inlineText(url)}`));
+    const opened = await openPullRequest(orange, { project: task.meta.project, id: task.meta.id });
+    this.emit({ task: opened.task.meta, url: opened.url }, () => this.log(`pull request: ${inlineText(opened.url)}`));
   }
 }

@@ -1,4 +1,4 @@
-import { OrangeError } from '@orange/core';
+import { checkDelete, deleteTask } from '@orange/core';
 import { OrangeCommand } from '../../base-command.js';
 import { confirm } from '../../confirm.js';
 import { projectFlag, requiredTaskIdArg, yesFlag } from '../../flags.js';
@@ -16,17 +16,9 @@ export default class TaskDelete extends OrangeCommand {
     const orange = await this.orange();
     const task = await resolveTask(orange, args.id, flags.project);
     const { project, id, status } = task.meta;
-    const workflow = await orange.workflowForProject(project);
-    if (!workflow.isTerminal(status)) {
-      throw new OrangeError('E_NOT_ALLOWED', `task ${id} is ${status}; only a finished task (done or cancelled) can be deleted — cancel it first`);
-    }
+    await checkDelete(orange, task);
     await confirm(`Delete task ${id} (${status}, ${task.meta.branch}) and its history?`, flags.yes);
-    // A session the monitor has not reaped yet must not outlive its task. Killed (and verified
-    // gone) first: if an agent survives, the error is reported and the task is still there.
-    const runtime = orange.maybeSlot('runtime');
-    if (runtime) await runtime.killSession(runtime.sessionName(task.meta));
-    await orange.store.withTaskLock(project, id, () => orange.store.remove(project, id));
-    orange.log.info('task deleted', { task: id, project, status });
+    await deleteTask(orange, task);
     this.emit({ deleted: { project, id } }, () => this.log(`deleted task ${id}`));
   }
 }

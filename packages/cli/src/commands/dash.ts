@@ -1,0 +1,56 @@
+import * as Flags from '@oclif/core/flags';
+import { OrangeError, type Orange } from '@orange/core';
+import { OrangeCommand } from '../base-command.js';
+import { inferProject } from '../locate.js';
+import { inspectRepository } from '../repository.js';
+
+export default class Dash extends OrangeCommand {
+  static override summary = 'Open the dashboard: every task and agent on one screen, live (plain `orange` in a terminal does too).';
+  static override description = [
+    "Scoped to the project you stand in (a git repository not registered yet is registered), else to",
+    'every project; --all or --project NAME choose. Enter attaches to an agent and comes back when you',
+    'detach (Ctrl-b d). While open it follows the task files and runs the monitor\'s poll, unless an',
+    'orange monitor is running. Needs a terminal; for a listing use orange task list. See docs/dashboard.md.',
+  ].join('\n');
+  static override hiddenAliases = ['dashboard'];
+  static override examples = ['<%= config.bin %> dash', '<%= config.bin %> dash --all', '<%= config.bin %> dash --project app --exit-on-attach'];
+  static override flags = {
+    all: Flags.boolean({ char: 'a', description: "Every project's tasks.", default: false, exclusive: ['project'] }),
+    project: Flags.string({ char: 'p', description: 'Only this project (default: the repository you are in).' }),
+    'exit-on-attach': Flags.boolean({ description: 'Quit once you detach from an agent, instead of coming back to the dashboard.', default: false }),
+    interval: Flags.integer({ description: "Milliseconds between the monitor's passes (default: the config's pollIntervalMs).", min: 200 }),
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(Dash);
+    if (!process.stdin.isTTY || !process.stdout.isTTY) {
+      throw new OrangeError('E_USAGE', 'the dashboard needs a terminal (standard input or output is not one); for a listing use: orange task list');
+    }
+    // ink, react and the dashboard load while the config and plugins do.
+    const dashboard = loadDashboard();
+    const orange = await this.orange();
+    const project = flags.all ? undefined : flags.project ? (await orange.projects.get(flags.project)).name : await projectHere(orange);
+    // Loaded here only: ink and react must not slow down the commands agents call.
+    const { openDashboard } = await dashboard;
+    await openDashboard({ orange, project, exitOnAttach: flags['exit-on-attach'], pollIntervalMs: flags.interval });
+  }
+}
+
+/** The dashboard package (an ES module from node_modules, never part of the CLI bundle). */
+async function loadDashboard(): Promise<typeof import('@orange/dashboard')> {
+  // `await import(` as written here is what the bundle's code-cache loader rewrites (tsup.config.ts).
+  return await import('@orange/dashboard');
+}
+
+/** The project of the current directory; a git repository not registered yet is registered (as `project add` would). */
+async function projectHere(orange: Orange): Promise<string | undefined> {
+  const known = await inferProject(orange);
+  if (known) return known.name;
+  const repo = await inspectRepository(process.cwd()).catch(() => null);
+  if (!repo) return undefined;
+  const taken = new Set((await orange.projects.list()).map((p) => p.name));
+  if (taken.has(repo.suggestedName)) return undefined;
+  const project = await orange.projects.add({ name: repo.suggestedName, path: repo.path, default_branch: repo.defaultBranch, pool_size: orange.config.poolSize });
+  orange.log.info('project added', { project: project.name, path: project.path, by: 'dashboard' });
+  return project.name;
+}

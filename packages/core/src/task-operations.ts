@@ -1,0 +1,112 @@
+import type { TaskRef, TransitionResult } from './engine.js';
+import { OrangeError, TransitionRefused } from './errors.js';
+import type { Orange } from './orange.js';
+import type { MergeOptions } from './plugin.js';
+import { parseSections, setSection } from './sections.js';
+import type { Task } from './task.js';
+
+// What a person does to a task from the CLI or the dashboard, written once so that both run the
+// same checks in the same order and a refusal reads the same in both. Each operation that asks
+// for confirmation has a `check…` half, run before asking: nobody confirms what cannot happen.
+
+/** Refuses (with the engine's own reason) a cancel that the workflow does not allow from the task's status. */
+export async function checkCancel(orange: Orange, task: Task): Promise<void> {
+  const ref = { project: task.meta.project, id: task.meta.id };
+  const workflow = await orange.workflowForProject(ref.project);
+  // No such transition: let the engine refuse it, so the message is the transition's usual one.
+  if (workflow.between(task.meta.status, 'cancelled').length === 0) await orange.engine.transition(ref, 'cancelled', { cause: 'request' });
+}
+
+/** Cancels a task: its agents are stopped and its worktree released (the workflow's cancel hooks). */
+export function cancelTask(orange: Orange, ref: TaskRef): Promise<TransitionResult> {
+  return orange.engine.transition(ref, 'cancelled', { cause: 'request' });
+}
+
+/** Refuses to delete a task that is not finished. */
+export async function checkDelete(orange: Orange, task: Task): Promise<void> {
+  const { project, id, status } = task.meta;
+  const workflow = await orange.workflowForProject(project);
+  if (!workflow.isTerminal(status)) {
+    throw new OrangeError('E_NOT_ALLOWED', `task ${id} is ${status}; only a finished task (done or cancelled) can be deleted — cancel it first`);
+  }
+}
+
+/** Deletes a finished task (TASK.md, state and history), after stopping any session left of it. */
+export async function deleteTask(orange: Orange, task: Task): Promise<void> {
+  await checkDelete(orange, task);
+  const { project, id, status } = task.meta;
+  // A session the monitor has not reaped yet must not outlive its task. Killed (and verified
+  // gone) first: if an agent survives, the error is reported and the task is still there.
+  const runtime = orange.maybeSlot('runtime');
+  if (runtime) await runtime.killSession(runtime.sessionName(task.meta));
+  await orange.store.withTaskLock(project, id, () => orange.store.remove(project, id));
+  orange.log.info('task deleted', { task: id, project, status });
+}
+
+/** Refuses to merge a task that may not move to done (checked before git is touched). */
+export async function checkMerge(orange: Orange, ref: TaskRef): Promise<Task> {
+  const task = await orange.engine.readVerified(ref);
+  const workflow = await orange.workflowForProject(ref.project);
+  if (workflow.isTerminal(task.meta.status)) {
+    const merged = (await orange.store.history(ref.project, ref.id)).some((e) => e.type === 'task.merged');
+    throw new OrangeError('E_NOT_ALLOWED', `task ${ref.id} is already ${task.meta.status}${merged ? ' (merged)' : ''}; there is nothing left to merge`);
+  }
+  if (workflow.between(task.meta.status, 'done').length === 0) {
+    throw new TransitionRefused('E_ILLEGAL_TRANSITION', task.meta.status, 'done', `task ${ref.id} cannot be merged from ${task.meta.status} (merge a task once its review passed)`);
+  }
+  return task;
+}
+
+/** The outcome of `mergeTask`: the SCM's report and the move to done. */
+export interface MergeOutcome {
+  readonly merge: { readonly merged: boolean; readonly message: string };
+  readonly result: TransitionResult;
+}
+
+/** Merges a reviewed task's branch with the SCM plugin, records it, and moves the task to done. */
+export async function mergeTask(orange: Orange, ref: TaskRef, options: MergeOptions): Promise<MergeOutcome> {
+  const task = await checkMerge(orange, ref);
+  const scm = orange.slot('scm');
+  const project = await orange.projects.get(ref.project);
+  const merge = await scm.merge(task, project, options);
+  if (!merge.merged) throw new OrangeError('E_SCM', merge.message);
+  await orange.store.withTaskLock(ref.project, ref.id, () =>
+    orange.store.appendHistory(ref.project, ref.id, { type: 'task.merged', via: scm.name, strategy: options.strategy, message: merge.message }),
+  );
+  const result = await orange.engine.transition(ref, 'done', { cause: 'request', reason: 'merged' });
+  return { merge, result };
+}
+
+/** Pushes an unfinished task's branch and opens its pull request; returns the URL and the task as stored after. */
+export async function openPullRequest(orange: Orange, ref: TaskRef): Promise<{ url: string; task: Task }> {
+  const task = await orange.engine.readVerified(ref);
+  const workflow = await orange.workflowForProject(ref.project);
+  if (workflow.isTerminal(task.meta.status)) {
+    throw new OrangeError('E_NOT_ALLOWED', `task ${ref.id} is ${task.meta.status}; a pull request is only opened for an unfinished task`);
+  }
+  const { url } = await orange.slot('scm').createPullRequest(task, await orange.projects.get(ref.project));
+  return { url, task: await orange.store.read(ref.project, ref.id) };
+}
+
+/**
+ * A human asks for changes on a task in review (`reviewing → working`, whose `notify_worker` tells
+ * the worker to read ## Review and ## Notes): the instructions, if any, are added to ## Notes first.
+ */
+export async function requestChanges(orange: Orange, ref: TaskRef, instructions: string): Promise<TransitionResult> {
+  const task = await orange.engine.readVerified(ref);
+  const workflow = await orange.workflowForProject(ref.project);
+  if (task.meta.status !== 'reviewing' || workflow.between(task.meta.status, 'working').length === 0) {
+    throw new TransitionRefused('E_ILLEGAL_TRANSITION', task.meta.status, 'working', `task ${ref.id} is ${task.meta.status}; changes are requested on a task in reviewing`);
+  }
+  const text = instructions.trim();
+  if (text !== '') {
+    await orange.store.withTaskLock(ref.project, ref.id, () =>
+      orange.store.update(ref.project, ref.id, {}, (body) => {
+        const notes = parseSections(body).get('Notes')?.trim() ?? '';
+        const entry = `Changes requested (${new Date().toISOString()}):\n${text}`;
+        return setSection(body, 'Notes', notes ? `${notes}\n\n${entry}` : entry);
+      }),
+    );
+  }
+  return orange.engine.transition(ref, 'working', { cause: 'request', reason: 'changes requested' });
+}

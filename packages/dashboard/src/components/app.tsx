@@ -1,0 +1,317 @@
+import { isOrangeError, type AgentRole, type TaskRef } from '@orange/core';
+import { Box, Text } from 'ink';
+import { useKeys } from '../hooks/use-keys.js';
+import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
+import { useHistory, usePreview } from '../hooks/use-task-details.js';
+import { useTasks } from '../hooks/use-tasks.js';
+import { useTerminalSize } from '../hooks/use-terminal-size.js';
+import { footerKeys, tableAction } from '../key-map.js';
+import type { CreateRequest, DashboardActions } from '../task-actions.js';
+import type { TaskSource } from '../task-feed.js';
+import { FILTERS, visibleRows, type RowFilter, type TaskRow } from '../task-row.js';
+import { shown } from '../shown-text.js';
+import { editText } from '../text-edit.js';
+import { Confirm } from './confirm.js';
+import { CreateForm } from './create-form.js';
+import { DetailPane } from './detail-pane.js';
+import { Footer } from './footer.js';
+import { Header } from './header.js';
+import { HelpScreen } from './help-screen.js';
+import { LinePrompt } from './line-prompt.js';
+import { StatusBar, type StatusMessage } from './status-bar.js';
+import { TaskFileView } from './task-file-view.js';
+import { TableHeader, TaskTable } from './task-table.js';
+
+/** What the dashboard remembers across an attach (it is unmounted while the terminal is the agent's). */
+export interface DashboardView {
+  readonly selectedId: string | null;
+  readonly filter: RowFilter;
+  readonly search: string;
+  readonly role: AgentRole;
+  readonly message: StatusMessage | null;
+}
+
+/** A value that changes over time, read with `useSyncExternalStore` (e.g. who runs the monitor). */
+export interface LiveValue<T> {
+  get(): T;
+  subscribe(listener: () => void): () => void;
+}
+
+export interface AppProps {
+  readonly source: TaskSource;
+  readonly actions: DashboardActions;
+  /** The scope as shown in the header: a project's name, or "all projects". */
+  readonly scope: string;
+  /** The project the create form starts on. */
+  readonly project: string | null;
+  readonly showProject: boolean;
+  readonly monitor: LiveValue<string>;
+  readonly colour: boolean;
+  readonly initial?: Partial<DashboardView>;
+  readonly onAttach: (row: TaskRow, role: AgentRole, view: DashboardView) => void;
+  readonly onQuit: () => void;
+  /** Puts text on the clipboard (OSC 52). */
+  readonly onCopy: (text: string) => void;
+  /** Re-reads one task now, after an action of this dashboard. */
+  readonly onChanged?: (ref: TaskRef) => void;
+  /** Asks the SCM for a pull request's state again (R). */
+  readonly onRefreshPullRequest?: (id: string) => Promise<unknown>;
+  readonly now?: () => number;
+}
+
+type Mode =
+  | { readonly kind: 'table' }
+  | { readonly kind: 'search' }
+  | { readonly kind: 'create'; readonly projects: string[]; readonly harnesses: string[] }
+  | { readonly kind: 'confirm'; readonly question: string; readonly run: () => Promise<string>; readonly ref: TaskRef }
+  | { readonly kind: 'prompt'; readonly label: string; readonly submit: (text: string) => Promise<string>; readonly ref: TaskRef }
+  | { readonly kind: 'help' }
+  | { readonly kind: 'file'; readonly title: string; readonly text: string };
+
+/** Statuses in which a task waits for a human. */
+const NEEDS_YOU = new Set(['reviewing', 'stuck', 'clarification']);
+const FIXED_LINES = 6; // header, column heads, two rules, footer, status bar
+
+/** The dashboard: header, task table, detail pane, footer and status bar; the key map drives the actions. */
+export function App(props: AppProps) {
+  const { source, actions, colour } = props;
+  const snapshot = useTasks(source);
+  const monitor = useSyncExternalStore(props.monitor.subscribe, props.monitor.get);
+  const { columns, rows: height } = useTerminalSize();
+  const [mode, setMode] = useState<Mode>({ kind: 'table' });
+  const [filter, setFilter] = useState<RowFilter>(props.initial?.filter ?? 'all');
+  const [search, setSearch] = useState(props.initial?.search ?? '');
+  const [selectedId, setSelectedId] = useState<string | null>(props.initial?.selectedId ?? null);
+  const [role, setRole] = useState<AgentRole>(props.initial?.role ?? 'worker');
+  const [message, setMessage] = useState<StatusMessage | null>(props.initial?.message ?? null);
+  const [now, setNow] = useState(() => (props.now ?? Date.now)());
+  const top = useRef(0);
+
+  useEffect(() => {
+    const timer = setInterval(() => setNow((props.now ?? Date.now)()), 1000);
+    return () => clearInterval(timer);
+  }, [props.now]);
+
+  const shownRows = useMemo(() => visibleRows(snapshot.rows.values(), filter, search), [snapshot, filter, search]);
+  const foundAt = selectedId === null ? -1 : shownRows.findIndex((r) => r.meta.id === selectedId);
+  const index = foundAt === -1 ? 0 : foundAt;
+  const selected: TaskRow | undefined = shownRows[index];
+  const revision = selected ? (snapshot.revisions.get(selected.meta.id) ?? 0) : 0;
+  const preview = usePreview(actions, selected, role);
+  const history = useHistory(actions, selected, revision);
+
+  const detailHeight = height >= 20 ? Math.max(6, Math.floor((height - FIXED_LINES) * 0.45)) : 0;
+  // One line less than the terminal: ink redraws the whole screen when its output fills it.
+  const tableHeight = Math.max(1, height - 1 - FIXED_LINES - detailHeight + (detailHeight === 0 ? 1 : 0));
+  // The selected row takes a second line for its summary.
+  const rowsOnScreen = Math.max(1, tableHeight - (selected?.meta.summary ? 1 : 0));
+  if (index < top.current) top.current = index;
+  if (index >= top.current + rowsOnScreen) top.current = index - rowsOnScreen + 1;
+  top.current = Math.max(0, Math.min(top.current, Math.max(0, shownRows.length - rowsOnScreen)));
+  const windowRows = shownRows.slice(top.current, top.current + rowsOnScreen);
+
+  const view = (): DashboardView => ({ selectedId: selected?.meta.id ?? null, filter, search, role, message });
+  const select = (at: number) => {
+    const row = shownRows[Math.max(0, Math.min(shownRows.length - 1, at))];
+    if (row) setSelectedId(row.meta.id);
+  };
+
+  /** Runs an action; its sentence, or its refusal's, goes to the status bar. Never throws. */
+  const run = async (label: string, ref: TaskRef | null, action: () => Promise<string>) => {
+    setMessage({ text: `${label}…`, kind: 'busy' });
+    try {
+      setMessage({ text: await action(), kind: 'info' });
+    } catch (error) {
+      setMessage({ text: describe(error), kind: 'error' });
+    } finally {
+      if (ref) props.onChanged?.(ref);
+    }
+  };
+
+  /** A check that refuses before asking (nobody confirms what cannot happen), then the question. */
+  const confirmThen = async (check: () => Promise<void>, question: string, ref: TaskRef, action: () => Promise<string>) => {
+    try {
+      await check();
+      setMode({ kind: 'confirm', question, run: action, ref });
+    } catch (error) {
+      setMessage({ text: describe(error), kind: 'error' });
+    }
+  };
+
+  useKeys(
+    (input, key) => {
+      if (mode.kind === 'search') {
+        if (key.return) setMode({ kind: 'table' });
+        else if (key.escape) {
+          setSearch('');
+          setMode({ kind: 'table' });
+        } else setSearch(editText(search, input, key));
+        return;
+      }
+      // Keys typed faster than the screen reads them arrive as one input ("jjk"): moves add up,
+      // anything else is taken one key at a time (the first).
+      if (input.length > 1 && /^[jk]+$/.test(input)) return select(index + [...input].reduce((n, c) => n + (c === 'j' ? 1 : -1), 0));
+      const action = tableAction(input.length > 1 && !key.ctrl && !key.meta ? (input[0] ?? '') : input, key, selected);
+      if (action === null) return;
+      const ref = selected ? { project: selected.meta.project, id: selected.meta.id } : null;
+      const label = selected ? `${selected.meta.id} (${selected.meta.branch})` : '';
+      switch (action) {
+        case 'down':
+          return select(index + 1);
+        case 'up':
+          return select(index - 1);
+        case 'page-down':
+          return select(index + rowsOnScreen);
+        case 'page-up':
+          return select(index - rowsOnScreen);
+        case 'quit':
+          return props.onQuit();
+        case 'help':
+          return setMode({ kind: 'help' });
+        case 'filter':
+          return setFilter(FILTERS[(FILTERS.indexOf(filter) + 1) % FILTERS.length] ?? 'all');
+        case 'search':
+          return setMode({ kind: 'search' });
+        case 'switch-pane':
+          return setRole(role === 'worker' ? 'reviewer' : 'worker');
+        case 'create':
+          void actions
+            .choices()
+            .then(({ projects, harnesses }) => {
+              if (projects.length === 0) setMessage({ text: 'no registered project to create a task in (orange project add)', kind: 'error' });
+              else setMode({ kind: 'create', projects, harnesses });
+            })
+            .catch((error: unknown) => setMessage({ text: describe(error), kind: 'error' }));
+          return;
+      }
+      if (!selected || !ref) return;
+      switch (action) {
+        case 'attach':
+          return props.onAttach(selected, selected.alive.includes(role) ? role : (selected.alive[0] ?? 'worker'), view());
+        case 'spawn':
+          return void run(`starting ${ref.id}`, ref, () => actions.spawn(ref));
+        case 'respawn':
+          return void run(`restarting the agent of ${ref.id}`, ref, () => actions.respawn(ref));
+        case 'request-changes':
+          if (selected.meta.status !== 'reviewing') {
+            setMessage({ text: `task ${ref.id} is ${selected.meta.status}; changes are requested on a task in reviewing`, kind: 'error' });
+            return;
+          }
+          return setMode({ kind: 'prompt', label: 'Changes to ask for (Enter sends, empty: read ## Review; Esc cancels):', submit: (text) => actions.requestChanges(ref, text), ref });
+        case 'merge':
+          return void confirmThen(() => actions.checkMerge(ref), `Merge task ${label} into the default branch?`, ref, () => actions.merge(ref));
+        case 'cancel':
+          return void confirmThen(() => actions.checkCancel(ref), `Cancel task ${label} (${selected.meta.status})?`, ref, () => actions.cancel(ref));
+        case 'delete':
+          return void confirmThen(() => actions.checkDelete(ref), `Delete task ${label} and its history?`, ref, () => actions.delete(ref));
+        case 'pull-request':
+          return void run(selected.meta.pr_url ? 'pull request' : `opening a pull request for ${ref.id}`, ref, () => actions.pullRequest(ref));
+        case 'refresh-pr':
+          if (!selected.meta.pr_url) {
+            setMessage({ text: `task ${ref.id} has no pull request (p opens one)`, kind: 'error' });
+            return;
+          }
+          return void run('refreshing the pull request', null, async () => {
+            await props.onRefreshPullRequest?.(ref.id);
+            return `pull request of ${ref.id} refreshed`;
+          });
+        case 'copy-id':
+          props.onCopy(ref.id);
+          setMessage({ text: `copied ${ref.id}`, kind: 'info' });
+          return;
+        case 'view-file':
+          void actions
+            .taskFile(ref)
+            .then((text) => setMode({ kind: 'file', title: `TASK.md of ${ref.id} (${selected.meta.branch})`, text }))
+            .catch((error: unknown) => setMessage({ text: describe(error), kind: 'error' }));
+          return;
+      }
+    },
+    mode.kind === 'table' || mode.kind === 'search',
+  );
+
+  const agents = [...snapshot.rows.values()].reduce((n, r) => n + r.alive.length, 0);
+  const needsYou = [...snapshot.rows.values()].filter((r) => !r.terminal && (NEEDS_YOU.has(r.meta.status) || r.meta.attention || r.liveness === 'dead')).length;
+  const rule = '─'.repeat(Math.max(0, columns));
+
+  if (mode.kind === 'help') return <HelpScreen monitor={monitor} onClose={() => setMode({ kind: 'table' })} />;
+  if (mode.kind === 'file') return <TaskFileView title={mode.title} text={mode.text} height={height - 1} onClose={() => setMode({ kind: 'table' })} />;
+
+  const bottom = (() => {
+    switch (mode.kind) {
+      case 'confirm':
+        return (
+          <Confirm
+            question={mode.question}
+            colour={colour}
+            onAnswer={(yes) => {
+              setMode({ kind: 'table' });
+              if (yes) void run(mode.question.replace(/\?$/, ''), mode.ref, mode.run);
+              else setMessage({ text: 'not confirmed; nothing was changed', kind: 'info' });
+            }}
+          />
+        );
+      case 'prompt':
+        return (
+          <LinePrompt
+            label={mode.label}
+            onCancel={() => setMode({ kind: 'table' })}
+            onSubmit={(text) => {
+              setMode({ kind: 'table' });
+              void run('requesting changes', mode.ref, () => mode.submit(text));
+            }}
+          />
+        );
+      case 'search':
+        return <Text wrap="truncate">{`/${search}▏ (Enter keep, Esc clear)`}</Text>;
+      default:
+        return <StatusBar message={message} width={columns} colour={colour} />;
+    }
+  })();
+
+  return (
+    <Box flexDirection="column" width={columns}>
+      <Header scope={props.scope} filter={filter} search={search} agents={agents} needsYou={needsYou} monitor={monitor} width={columns} colour={colour} />
+      <TableHeader width={columns} />
+      {mode.kind === 'create' ? (
+        <CreateForm
+          projects={mode.projects}
+          project={props.project}
+          harnesses={mode.harnesses}
+          colour={colour}
+          onCancel={() => setMode({ kind: 'table' })}
+          onSubmit={(request: CreateRequest) => {
+            setMode({ kind: 'table' });
+            void run('creating the task', null, () => actions.create(request));
+          }}
+        />
+      ) : (
+        <Box flexDirection="column" height={tableHeight}>
+          {!snapshot.loaded ? (
+            <Text dimColor>reading tasks…</Text>
+          ) : snapshot.error ? (
+            <Text color={colour ? 'red' : undefined} wrap="truncate">{shown(`the tasks could not be listed: ${snapshot.error}`, Math.max(1, columns))}</Text>
+          ) : shownRows.length === 0 ? (
+            <Text dimColor>{snapshot.rows.size === 0 ? 'no tasks yet — press c to create one' : 'no task matches (f: filter, /: search)'}</Text>
+          ) : (
+            <TaskTable rows={windowRows} selectedId={selected?.meta.id ?? null} width={columns} now={now} colour={colour} showProject={props.showProject} />
+          )}
+        </Box>
+      )}
+      {detailHeight > 0 ? <Text dimColor>{rule}</Text> : null}
+      {detailHeight > 0 ? (
+        <Box height={detailHeight}>
+          <DetailPane row={selected} role={role} preview={preview} history={history} diff={selected?.diff ?? null} height={detailHeight} width={columns} colour={colour} />
+        </Box>
+      ) : null}
+      <Text dimColor>{rule}</Text>
+      <Footer keys={footerKeys(selected)} width={columns} />
+      {bottom}
+    </Box>
+  );
+}
+
+function describe(error: unknown): string {
+  if (isOrangeError(error)) return error.message;
+  return `unexpected error: ${error instanceof Error ? error.message : String(error)}`;
+}

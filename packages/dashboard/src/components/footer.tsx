@@ -1,0 +1,16 @@
+import { Text } from 'ink';
+import type { FooterKey } from '../key-map.js';
+
+/** Keys left out first when the line is too narrow (they are all in the `?` help). */
+const DROPPED_FIRST = ['f', '/', 'y', 'tab', 'R', 'v', 'j/k'];
+
+/** The keys that apply to the selected task, on one line; the least needed ones give way on a narrow terminal. */
+export function Footer({ keys, width }: { readonly keys: readonly FooterKey[]; readonly width: number }) {
+  let kept = [...keys];
+  const line = () => kept.map((k) => `${k.key} ${k.label}`).join('  ');
+  for (const key of DROPPED_FIRST) {
+    if (line().length <= width) break;
+    kept = kept.filter((k) => k.key !== key);
+  }
+  return <Text wrap="truncate">{line().slice(0, Math.max(0, width))}</Text>;
+}

@@ -1,0 +1,75 @@
+import { Box, Text } from 'ink';
+import { shown, relativeTime } from '../shown-text.js';
+import { statusColour } from '../status-colour.js';
+import { livenessIcon, workspaceNumber, type TaskRow } from '../task-row.js';
+
+export interface TaskTableProps {
+  /** The rows on screen (the table is virtualised: only these are rendered). */
+  readonly rows: readonly TaskRow[];
+  readonly selectedId: string | null;
+  readonly width: number;
+  readonly now: number;
+  readonly colour: boolean;
+  /** Show PROJECT/branch instead of branch (the `--all` scope). */
+  readonly showProject: boolean;
+}
+
+const STATUS_W = 15;
+const PR_W = 12;
+const AHEAD_W = 6;
+const CHANGES_W = 11;
+const ACTIVITY_W = 9;
+const LEAD_W = 5; // icon, space, worktree number, space
+
+/** The width left for the TASK column. */
+function taskWidth(width: number): number {
+  return Math.max(10, width - LEAD_W - STATUS_W - PR_W - AHEAD_W - CHANGES_W - ACTIVITY_W - 1);
+}
+
+/** The column headings. */
+export function TableHeader({ width }: { readonly width: number }) {
+  const line = `${' '.repeat(LEAD_W)}${'TASK'.padEnd(taskWidth(width))}${'STATUS'.padEnd(STATUS_W)}${'PR'.padEnd(PR_W)}${'AHEAD'.padEnd(AHEAD_W)}${'CHANGES'.padEnd(CHANGES_W)}ACTIVITY`;
+  return <Text bold>{line.slice(0, width)}</Text>;
+}
+
+/** The task rows, the selected one highlighted with its summary under it. */
+export function TaskTable({ rows, selectedId, width, now, colour, showProject }: TaskTableProps) {
+  const taskW = taskWidth(width);
+  return (
+    <Box flexDirection="column">
+      {rows.map((row) => {
+        const selected = row.meta.id === selectedId;
+        const number = workspaceNumber(row.meta.workspace);
+        const name = shown(showProject ? `${row.meta.project}/${row.meta.branch}` : row.meta.branch, taskW - 1).padEnd(taskW);
+        const status = shown(`${row.meta.status}${row.meta.attention ? ' !' : ''}${row.tampered.length ? ' ⚠' : ''}`, STATUS_W - 1).padEnd(STATUS_W);
+        const iconColour = colour ? (row.liveness === 'alive' ? 'green' : row.liveness === 'dead' ? 'red' : 'gray') : undefined;
+        return (
+          <Box key={row.meta.id} flexDirection="column">
+            <Text inverse={selected} wrap="truncate">
+              <Text color={iconColour}>{livenessIcon(row.liveness)}</Text>
+              {` ${(number === null ? '' : String(number)).padStart(2)} `}
+              {name}
+              <Text color={statusColour(row.meta.status, colour)}>{status}</Text>
+              {prCell(row).padEnd(PR_W)}
+              {(row.diff && row.diff.ahead > 0 ? String(row.diff.ahead) : '').padEnd(AHEAD_W)}
+              {(row.diff && (row.diff.added || row.diff.removed) ? `+${row.diff.added} -${row.diff.removed}` : '').padEnd(CHANGES_W)}
+              {relativeTime(row.meta.updated_at, now)}
+            </Text>
+            {selected && row.meta.summary ? (
+              <Text dimColor wrap="truncate">
+                {`${' '.repeat(LEAD_W)}${shown(row.meta.summary, Math.max(1, width - LEAD_W))}`}
+              </Text>
+            ) : null}
+          </Box>
+        );
+      })}
+    </Box>
+  );
+}
+
+/** `#12 open`, `#9 merged`, `#12` before the state is known, empty without a PR. */
+function prCell(row: TaskRow): string {
+  if (!row.pr) return '';
+  const number = row.pr.number === null ? 'PR' : `#${row.pr.number}`;
+  return shown(row.pr.state ? `${number} ${row.pr.state}` : number, PR_W - 1);
+}

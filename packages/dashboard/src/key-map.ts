@@ -1,0 +1,140 @@
+import type { TaskRow } from './task-row.js';
+
+/** Everything a key can do on the table screen. */
+export type TableAction =
+  | 'down'
+  | 'up'
+  | 'page-down'
+  | 'page-up'
+  | 'spawn'
+  | 'attach'
+  | 'respawn'
+  | 'create'
+  | 'request-changes'
+  | 'merge'
+  | 'pull-request'
+  | 'cancel'
+  | 'delete'
+  | 'refresh-pr'
+  | 'copy-id'
+  | 'view-file'
+  | 'switch-pane'
+  | 'filter'
+  | 'search'
+  | 'help'
+  | 'quit';
+
+/** The parts of ink's key event the map reads. */
+export interface KeyPress {
+  readonly upArrow?: boolean;
+  readonly downArrow?: boolean;
+  readonly pageUp?: boolean;
+  readonly pageDown?: boolean;
+  readonly return?: boolean;
+  readonly tab?: boolean;
+  readonly ctrl?: boolean;
+}
+
+/** One entry of the footer: the key as shown, and what it does. */
+export interface FooterKey {
+  readonly key: string;
+  readonly label: string;
+}
+
+/** What Enter does for a task: start a pending one, attach to a live agent, restart a dead one. */
+export function enterAction(row: TaskRow): 'spawn' | 'attach' | 'respawn' | null {
+  if (row.meta.status === 'pending') return 'spawn';
+  if (row.alive.length > 0) return 'attach';
+  if (row.active) return 'respawn';
+  return null;
+}
+
+/**
+ * The one key map: a key press on the table → the action, given the selected row. Keys that do
+ * not apply to the row (e.g. `d` on an active task) still map to their action, so that the engine's
+ * refusal is shown instead of nothing happening; the footer lists only the keys that apply.
+ */
+export function tableAction(input: string, key: KeyPress, row: TaskRow | undefined): TableAction | null {
+  if (key.downArrow || input === 'j') return 'down';
+  if (key.upArrow || input === 'k') return 'up';
+  if (key.pageDown || (key.ctrl && input === 'd')) return 'page-down';
+  if (key.pageUp || (key.ctrl && input === 'u')) return 'page-up';
+  if (key.tab) return 'switch-pane';
+  if (key.return) return row ? enterAction(row) : null;
+  if (key.ctrl) return input === 'c' ? 'quit' : null;
+  switch (input) {
+    case 'c':
+      return 'create';
+    case 'f':
+      return 'filter';
+    case '/':
+      return 'search';
+    case '?':
+      return 'help';
+    case 'q':
+      return 'quit';
+  }
+  if (!row) return null;
+  switch (input) {
+    case 'r':
+      return 'request-changes';
+    case 'm':
+      return 'merge';
+    case 'p':
+      return 'pull-request';
+    case 'x':
+      return 'cancel';
+    case 'd':
+      return 'delete';
+    case 'R':
+      return 'refresh-pr';
+    case 'y':
+      return 'copy-id';
+    case 'v':
+      return 'view-file';
+    default:
+      return null;
+  }
+}
+
+/** The footer: the keys that apply to the selected task (and the ones that always do). */
+export function footerKeys(row: TaskRow | undefined): FooterKey[] {
+  const keys: FooterKey[] = [{ key: 'j/k', label: 'move' }];
+  if (row) {
+    const enter = enterAction(row);
+    if (enter) keys.push({ key: '⏎', label: enter });
+  }
+  keys.push({ key: 'c', label: 'create' });
+  if (row) {
+    if (row.meta.status === 'reviewing' && row.targets.includes('working')) keys.push({ key: 'r', label: 'changes' });
+    if (row.targets.includes('done')) keys.push({ key: 'm', label: 'merge' });
+    if (!row.terminal) keys.push({ key: 'p', label: row.meta.pr_url ? 'open PR' : 'PR' });
+    if (row.meta.pr_url && !row.terminal) keys.push({ key: 'R', label: 'refresh PR' });
+    if (row.targets.includes('cancelled')) keys.push({ key: 'x', label: 'cancel' });
+    if (row.terminal) keys.push({ key: 'd', label: 'delete' });
+    keys.push({ key: 'y', label: 'copy id' }, { key: 'v', label: 'TASK.md' });
+    if (row.active) keys.push({ key: 'tab', label: 'pane' });
+  }
+  keys.push({ key: 'f', label: 'filter' }, { key: '/', label: 'search' }, { key: '?', label: 'help' }, { key: 'q', label: 'quit' });
+  return keys;
+}
+
+/** Every key, for the `?` screen and docs/dashboard.md. */
+export const HELP_KEYS: readonly FooterKey[] = [
+  { key: 'j / k, ↓ / ↑', label: 'move the selection (PgDn / PgUp, Ctrl-d / Ctrl-u: a page)' },
+  { key: 'Enter', label: 'spawn a pending task, attach to a live agent (detach: Ctrl-b d), respawn a dead one' },
+  { key: 'c', label: 'create a task (branch, summary, harness, status)' },
+  { key: 'r', label: 'request changes on a task in reviewing (optional instructions go to ## Notes)' },
+  { key: 'm', label: 'merge a reviewed task into the default branch (after confirmation)' },
+  { key: 'p', label: 'open a pull request, or show the open one' },
+  { key: 'R', label: "refresh the pull request's state" },
+  { key: 'x', label: 'cancel the task (after confirmation)' },
+  { key: 'd', label: 'delete a finished task (after confirmation)' },
+  { key: 'y', label: 'copy the task id (OSC 52)' },
+  { key: 'v', label: 'view the whole TASK.md (j/k scroll, Esc back)' },
+  { key: 'Tab', label: 'preview the worker or the reviewer' },
+  { key: 'f', label: 'filter: all, active, done' },
+  { key: '/', label: 'search by branch or summary (Enter keeps it, Esc clears it)' },
+  { key: '?', label: 'this help' },
+  { key: 'q', label: 'quit' },
+];

@@ -1,0 +1,119 @@
+import type { AgentRole, Orange } from '@orange/core';
+import { render } from 'ink';
+import { App, type DashboardView } from './components/app.js';
+import { MonitorDuty } from './monitor-duty.js';
+import { OrangeActions } from './task-actions.js';
+import { TaskFeed } from './task-feed.js';
+import type { TaskRow } from './task-row.js';
+
+export interface DashboardOptions {
+  readonly orange: Orange;
+  /** Only this project's tasks; every project's when undefined (`--all`). */
+  readonly project?: string;
+  /** Quit after an attach instead of coming back when the user detaches. */
+  readonly exitOnAttach?: boolean;
+  /** Milliseconds between the monitor's passes (default: the config's pollIntervalMs). */
+  readonly pollIntervalMs?: number;
+  readonly stdin?: NodeJS.ReadStream;
+  readonly stdout?: NodeJS.WriteStream;
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+// The alternate screen: the dashboard draws on its own screen, and quitting gives the terminal
+// back exactly as it was (scrollback and all).
+const ENTER_SCREEN = '\u001b[?1049h\u001b[H';
+const LEAVE_SCREEN = '\u001b[?25h\u001b[?1049l';
+
+type Outcome = { readonly kind: 'quit' } | { readonly kind: 'attach'; readonly row: TaskRow; readonly role: AgentRole; readonly view: DashboardView };
+
+/**
+ * Opens the dashboard on the terminal and resolves when the user quits. Enter on a live agent
+ * unmounts it, hands the terminal to the agent's tmux session (the runtime slot's `attach`), and
+ * draws it again on detach, where it was.
+ */
+export async function openDashboard(options: DashboardOptions): Promise<void> {
+  const { orange } = options;
+  const stdout = options.stdout ?? process.stdout;
+  const stdin = options.stdin ?? process.stdin;
+  const env = options.env ?? process.env;
+  const colour = !(env.NO_COLOR !== undefined && env.NO_COLOR !== '');
+  const feed = new TaskFeed(orange, { project: options.project });
+  const duty = new MonitorDuty(orange, options.pollIntervalMs);
+  const actions = new OrangeActions(orange);
+  const scope = options.project ?? 'all projects';
+  let view: Partial<DashboardView> = {};
+  let quitFromSignal: (() => void) | undefined;
+  const onSignal = () => quitFromSignal?.();
+  process.once('SIGTERM', onSignal);
+  process.once('SIGHUP', onSignal);
+  const started = feed.start();
+  duty.start();
+  try {
+    for (;;) {
+      stdout.write(ENTER_SCREEN);
+      const outcome = await new Promise<Outcome>((resolve) => {
+        let done = false;
+        const finish = (outcome: Outcome) => {
+          if (done) return;
+          done = true;
+          instance.unmount();
+          resolve(outcome);
+        };
+        quitFromSignal = () => finish({ kind: 'quit' });
+        const instance = render(
+          <App
+            source={feed}
+            actions={actions}
+            scope={scope}
+            project={options.project ?? null}
+            showProject={options.project === undefined}
+            monitor={duty}
+            colour={colour}
+            initial={view}
+            onAttach={(row, role, current) => finish({ kind: 'attach', row, role, view: current })}
+            onQuit={() => finish({ kind: 'quit' })}
+            onCopy={(text) => stdout.write(`\u001b]52;c;${Buffer.from(text).toString('base64')}\u0007`)}
+            onChanged={(ref) => void feed.refreshTask(ref.project, ref.id).catch(() => undefined)}
+            onRefreshPullRequest={(id) => feed.refreshPullRequest(id)}
+          />,
+          { stdout, stdin, exitOnCtrlC: false, patchConsole: true },
+        );
+      });
+      stdout.write(LEAVE_SCREEN);
+      if (outcome.kind === 'quit') return;
+      view = outcome.view;
+      const resumeReading = stopReading(stdin);
+      try {
+        await orange.slot('runtime').attach(outcome.row.meta, outcome.role);
+        view = { ...view, message: { text: `detached from ${outcome.row.meta.id}`, kind: 'info' } };
+      } catch (error) {
+        view = { ...view, message: { text: error instanceof Error ? error.message : String(error), kind: 'error' } };
+      } finally {
+        resumeReading();
+      }
+      if (options.exitOnAttach) return;
+    }
+  } finally {
+    process.off('SIGTERM', onSignal);
+    process.off('SIGHUP', onSignal);
+    await Promise.all([started.catch(() => undefined).then(() => feed.stop()), duty.stop()]);
+  }
+}
+
+/**
+ * Node goes on reading a terminal once it started, paused or not (until its buffer fills), so the
+ * keys meant for the attached tmux client (Ctrl-b d) would be split between it and this process.
+ * Its reads stop while the agent has the terminal; the returned function starts them again (a read
+ * the stream was waiting on when they stopped is still pending, so nothing else would).
+ */
+function stopReading(stdin: NodeJS.ReadStream): () => void {
+  stdin.pause();
+  const handle = (stdin as unknown as { _handle?: { reading?: boolean; readStop?: () => number; readStart?: () => number } })._handle;
+  if (!handle?.readStop || !handle.readStart || handle.reading === false) return () => undefined;
+  handle.readStop();
+  handle.reading = false;
+  return () => {
+    handle.readStart?.();
+    handle.reading = true;
+  };
+}

@@ -1,0 +1,17 @@
+/** One colour per built-in status (ink colour names); a workflow's own statuses are shown white. */
+const STATUS_COLOURS: Readonly<Record<string, string>> = {
+  pending: 'gray',
+  planning: 'cyan',
+  clarification: 'yellow',
+  working: 'blue',
+  'agent-review': 'magenta',
+  reviewing: 'green',
+  stuck: 'red',
+  done: 'gray',
+  cancelled: 'gray',
+};
+
+/** The colour of a status, or undefined when colours are off (NO_COLOR). */
+export function statusColour(status: string, colour: boolean): string | undefined {
+  return colour ? (STATUS_COLOURS[status] ?? 'white') : undefined;
+}

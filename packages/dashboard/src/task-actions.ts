@@ -1,0 +1,154 @@
+import {
+  cancelTask,
+  checkCancel,
+  checkDelete,
+  checkMerge,
+  deleteTask,
+  mergeTask,
+  openPullRequest,
+  requestChanges,
+  type AgentRole,
+  type DiffStat,
+  type HistoryEvent,
+  type Orange,
+  type TaskMeta,
+  type TaskRef,
+} from '@orange/core';
+
+/** What the create form submits. */
+export interface CreateRequest {
+  readonly project: string;
+  readonly branch: string;
+  readonly summary: string;
+  /** Null: the configured default harness. */
+  readonly harness: string | null;
+  /** `pending` starts the task's agent now; `reviewing` creates it for a human review (no agent). */
+  readonly status: 'pending' | 'reviewing';
+}
+
+/**
+ * Everything the dashboard does to tasks, as one interface: the keys call these and show the
+ * returned sentence (or the error's) in the status bar. `OrangeActions` runs them through the
+ * engine and the Orange instance's slots, the same functions the CLI's commands call.
+ */
+export interface DashboardActions {
+  spawn(ref: TaskRef): Promise<string>;
+  respawn(ref: TaskRef): Promise<string>;
+  create(request: CreateRequest): Promise<string>;
+  requestChanges(ref: TaskRef, instructions: string): Promise<string>;
+  /** Throws the refusal of a merge that cannot happen, before anyone is asked to confirm it. */
+  checkMerge(ref: TaskRef): Promise<void>;
+  merge(ref: TaskRef): Promise<string>;
+  /** Opens the task's pull request, or returns the URL of the one it has. */
+  pullRequest(ref: TaskRef): Promise<string>;
+  checkCancel(ref: TaskRef): Promise<void>;
+  cancel(ref: TaskRef): Promise<string>;
+  checkDelete(ref: TaskRef): Promise<void>;
+  delete(ref: TaskRef): Promise<string>;
+  /** The projects a task can be created in, and the installed harnesses (for the create form). */
+  choices(): Promise<{ projects: string[]; harnesses: string[] }>;
+  /** The whole TASK.md body (the `v` view). */
+  taskFile(ref: TaskRef): Promise<string>;
+  history(ref: TaskRef): Promise<HistoryEvent[]>;
+  /** The agent's window now, or null. */
+  capture(meta: TaskMeta, role: AgentRole): Promise<string | null>;
+  diffStat(meta: TaskMeta): Promise<DiffStat | null>;
+}
+
+/** The dashboard's actions on a real Orange instance. */
+export class OrangeActions implements DashboardActions {
+  constructor(private readonly orange: Orange) {}
+
+  async spawn(ref: TaskRef): Promise<string> {
+    const result = await this.orange.engine.spawn(ref);
+    return transitionLine(ref.id, result.from, result.to, result.failedHooks);
+  }
+
+  async respawn(ref: TaskRef): Promise<string> {
+    const task = await this.orange.engine.respawn(ref);
+    return `task ${ref.id}: agent restarted (${task.meta.status})`;
+  }
+
+  async create(request: CreateRequest): Promise<string> {
+    const result = await this.orange.engine.createTask({
+      project: request.project,
+      branch: request.branch.trim() || undefined,
+      summary: request.summary,
+      harness: request.harness,
+      ...(request.status === 'reviewing' ? { status: 'reviewing', spawn: false } : { spawn: true }),
+    });
+    const { meta } = result.task;
+    if (result.queuedReason) return `created task ${meta.id} on ${meta.branch}; not started yet: ${result.queuedReason}`;
+    if (result.failedHooks.length > 0) return `created task ${meta.id}, but ${result.failedHooks.join(', ')} failed; it is flagged for attention`;
+    return `created task ${meta.id} on ${meta.branch} (${meta.status})`;
+  }
+
+  async requestChanges(ref: TaskRef, instructions: string): Promise<string> {
+    const result = await requestChanges(this.orange, ref, instructions);
+    return transitionLine(ref.id, result.from, result.to, result.failedHooks);
+  }
+
+  async checkMerge(ref: TaskRef): Promise<void> {
+    await checkMerge(this.orange, ref);
+  }
+
+  async merge(ref: TaskRef): Promise<string> {
+    const { merge, result } = await mergeTask(this.orange, ref, { strategy: 'ff', local: false });
+    return `${merge.message}; ${transitionLine(ref.id, result.from, result.to, result.failedHooks)}`;
+  }
+
+  async pullRequest(ref: TaskRef): Promise<string> {
+    const task = await this.orange.store.read(ref.project, ref.id);
+    if (task.meta.pr_url) return `pull request: ${task.meta.pr_url}`;
+    const { url } = await openPullRequest(this.orange, ref);
+    return `pull request: ${url}`;
+  }
+
+  async checkCancel(ref: TaskRef): Promise<void> {
+    await checkCancel(this.orange, await this.orange.store.read(ref.project, ref.id));
+  }
+
+  async cancel(ref: TaskRef): Promise<string> {
+    const result = await cancelTask(this.orange, ref);
+    return transitionLine(ref.id, result.from, result.to, result.failedHooks);
+  }
+
+  async checkDelete(ref: TaskRef): Promise<void> {
+    await checkDelete(this.orange, await this.orange.store.read(ref.project, ref.id));
+  }
+
+  async delete(ref: TaskRef): Promise<string> {
+    await deleteTask(this.orange, await this.orange.store.read(ref.project, ref.id));
+    return `deleted task ${ref.id}`;
+  }
+
+  async choices(): Promise<{ projects: string[]; harnesses: string[] }> {
+    const projects = (await this.orange.projects.list()).map((p) => p.name);
+    const harnesses: string[] = [];
+    for (const harness of this.orange.harnesses.values()) if (await harness.installed().catch(() => false)) harnesses.push(harness.name);
+    return { projects, harnesses };
+  }
+
+  async taskFile(ref: TaskRef): Promise<string> {
+    return (await this.orange.store.read(ref.project, ref.id)).body;
+  }
+
+  history(ref: TaskRef): Promise<HistoryEvent[]> {
+    return this.orange.store.history(ref.project, ref.id);
+  }
+
+  async capture(meta: TaskMeta, role: AgentRole): Promise<string | null> {
+    const runtime = this.orange.maybeSlot('runtime');
+    return runtime?.capture ? runtime.capture(meta, role) : null;
+  }
+
+  async diffStat(meta: TaskMeta): Promise<DiffStat | null> {
+    const workspaces = this.orange.maybeSlot('workspaces');
+    return workspaces?.diffStat ? workspaces.diffStat(meta) : null;
+  }
+}
+
+function transitionLine(id: string, from: string, to: string, failedHooks: readonly string[]): string {
+  const line = from === to ? `task ${id}: already ${to}` : `task ${id}: ${from} → ${to}`;
+  return failedHooks.length > 0 ? `${line} (but ${failedHooks.join(', ')} failed; flagged for attention)` : line;
+}

@@ -1,0 +1,274 @@
+import { isOrangeError, type AgentRole, type ListedTask, type Orange, type RuntimeSnapshot, type TaskMeta, type Workflow } from '@orange/core';
+import { pullRequestNumber, type Liveness, type PullRequestView, type TaskRow } from './task-row.js';
+import { TaskWatcher } from './task-watcher.js';
+
+/** What the screen is drawn from: every task of the scope, as rows keyed by task id. */
+export interface FeedSnapshot {
+  readonly rows: ReadonlyMap<string, TaskRow>;
+  /** False until the first listing is in. */
+  readonly loaded: boolean;
+  /** Tasks whose files could not be read. */
+  readonly unreadable: number;
+  /** Bumped for a task each time its files change (the detail pane re-reads its history then). */
+  readonly revisions: ReadonlyMap<string, number>;
+  /** Why the tasks could not be listed (the screen says it instead of waiting forever). */
+  readonly error?: string;
+}
+
+/** A source of snapshots the dashboard subscribes to (`useSyncExternalStore`). */
+export interface TaskSource {
+  snapshot(): FeedSnapshot;
+  subscribe(listener: () => void): () => void;
+}
+
+export interface TaskFeedOptions {
+  /** Only this project's tasks; all projects when undefined. */
+  readonly project?: string;
+  /** How long file events are gathered before the changed tasks are read again. */
+  readonly debounceMs?: number;
+  /** How often agent liveness is read from the runtime (one tmux call). */
+  readonly livenessMs?: number;
+  /** How often AHEAD / CHANGES are read from the workspace provider (git) for active tasks. */
+  readonly diffMs?: number;
+}
+
+const ROLES: readonly AgentRole[] = ['worker', 'reviewer'];
+
+/**
+ * Follows the task files: one listing from the store (its per-project index serves it), then a
+ * watcher on the tasks folder (`TaskWatcher`) that re-reads only the tasks whose files changed. Liveness comes
+ * from the runtime slot, AHEAD / CHANGES from the workspace slot, PR states from the SCM slot.
+ */
+export class TaskFeed implements TaskSource {
+  private rows = new Map<string, TaskRow>();
+  private revisions = new Map<string, number>();
+  private current: FeedSnapshot = { rows: new Map(), loaded: false, unreadable: 0, revisions: new Map() };
+  private readonly listeners = new Set<() => void>();
+  private readonly workflows = new Map<string, Promise<Workflow>>();
+  private readonly pending = new Map<string, { project: string; id: string }>();
+  private liveness: RuntimeSnapshot | null = null;
+  private unreadable = 0;
+  private debounce: NodeJS.Timeout | undefined;
+  private timers: NodeJS.Timeout[] = [];
+  private watcher: TaskWatcher | undefined;
+  private stopped = false;
+  private diffRunning = false;
+
+  constructor(
+    private readonly orange: Orange,
+    private readonly options: TaskFeedOptions = {},
+  ) {}
+
+  snapshot(): FeedSnapshot {
+    return this.current;
+  }
+
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Lists the tasks (the first screen), then starts following them. */
+  async start(): Promise<void> {
+    try {
+      await this.reload();
+    } catch (error) {
+      this.current = { ...this.current, loaded: true, error: error instanceof Error ? error.message : String(error) };
+      for (const listener of this.listeners) listener();
+      return;
+    }
+    if (this.stopped) return;
+    await this.watch();
+    const livenessMs = this.options.livenessMs ?? 2000;
+    this.timers.push(setInterval(() => void this.refreshLiveness(), livenessMs));
+    this.timers.push(setInterval(() => void this.refreshDiffs(), this.options.diffMs ?? 10_000));
+    void this.refreshDiffs();
+    void this.refreshPullRequests();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const timer of this.timers) clearInterval(timer);
+    clearTimeout(this.debounce);
+    this.watcher?.close();
+  }
+
+  /** Reads every task of the scope again (the first screen, and after the watcher lost track). */
+  async reload(): Promise<void> {
+    // The runtime is asked while the store lists: the first screen waits for the slower of the two.
+    const [{ tasks, unreadable }, liveness] = await Promise.all([this.orange.store.list(this.options.project), this.readLiveness()]);
+    this.unreadable = unreadable.length;
+    this.liveness = liveness;
+    const workflows = new Map<string, Workflow>();
+    for (const project of new Set(tasks.map((t) => t.meta.project))) workflows.set(project, await this.workflowOf(project));
+    const next = new Map<string, TaskRow>();
+    for (const task of tasks) next.set(task.meta.id, this.rowIn(workflows.get(task.meta.project) as Workflow, task, this.rows.get(task.meta.id)));
+    this.rows = next;
+    this.publish();
+  }
+
+  /** Asks the SCM for the state of a task's pull request (R, and once on open). */
+  async refreshPullRequest(id: string): Promise<PullRequestView | null> {
+    const row = this.rows.get(id);
+    const scm = this.orange.maybeSlot('scm');
+    if (!row?.meta.pr_url || !scm) return row?.pr ?? null;
+    const project = await this.orange.projects.get(row.meta.project);
+    const state = await scm.pullRequestState(row, project);
+    const pr: PullRequestView = { url: row.meta.pr_url, number: pullRequestNumber(row.meta.pr_url), state };
+    const latest = this.rows.get(id);
+    if (latest) {
+      this.rows.set(id, { ...latest, pr });
+      this.publish();
+    }
+    return pr;
+  }
+
+  /** Re-reads one task now (after an action of this dashboard, without waiting for the watcher). */
+  async refreshTask(project: string, id: string): Promise<void> {
+    this.pending.set(id, { project, id });
+    await this.flush();
+  }
+
+  private async watch(): Promise<void> {
+    const watcher = new TaskWatcher(
+      this.orange.paths,
+      (project, id) => {
+        this.pending.set(id, { project, id });
+        clearTimeout(this.debounce);
+        this.debounce = setTimeout(() => void this.flush(), this.options.debounceMs ?? 30);
+      },
+      // Out of inotify watches: the listing (served by the store's index) is polled instead.
+      () => this.timers.push(setInterval(() => void this.reload().catch(() => undefined), 2000)),
+    );
+    this.watcher = watcher;
+    await watcher.start(this.options.project);
+    // What changed between the first listing and the last watch is caught by listing once more.
+    if (!this.stopped) await this.reload().catch(() => undefined);
+  }
+
+  /** Reads the changed tasks again; a task whose directory is gone leaves the table. */
+  private async flush(): Promise<void> {
+    const changed = [...this.pending.values()];
+    this.pending.clear();
+    if (changed.length === 0 || this.stopped) return;
+    for (const { project, id } of changed) {
+      try {
+        const { task, tampered } = await this.orange.store.inspect(project, id);
+        const listed: ListedTask = { meta: task.meta, tampered: tampered.map((f) => f.field) };
+        this.rows.set(id, await this.row(listed, this.rows.get(id)));
+      } catch (error) {
+        if (isOrangeError(error) && error.code === 'E_TASK_NOT_FOUND') this.rows.delete(id);
+        // Anything else (a file being rewritten, a forged one): the row keeps what was last read.
+      }
+      this.revisions.set(id, (this.revisions.get(id) ?? 0) + 1);
+    }
+    // A status change often means an agent started or stopped.
+    this.liveness = await this.readLiveness();
+    this.rows = new Map([...this.rows].map(([id, row]) => [id, this.withLiveness(row)]));
+    this.publish();
+  }
+
+  private async refreshLiveness(): Promise<void> {
+    const before = this.liveness;
+    this.liveness = await this.readLiveness();
+    if (this.liveness === before) return;
+    let changed = false;
+    const next = new Map<string, TaskRow>();
+    for (const [id, row] of this.rows) {
+      const updated = this.withLiveness(row);
+      changed ||= updated.liveness !== row.liveness || updated.alive.length !== row.alive.length;
+      next.set(id, updated);
+    }
+    if (!changed) return;
+    this.rows = next;
+    this.publish();
+  }
+
+  /** AHEAD and CHANGES for every active task with a worktree, one task at a time (git is not free). */
+  private async refreshDiffs(): Promise<void> {
+    const workspaces = this.orange.maybeSlot('workspaces');
+    if (!workspaces?.diffStat || this.diffRunning) return;
+    this.diffRunning = true;
+    try {
+      for (const row of [...this.rows.values()]) {
+        if (this.stopped) return;
+        if (row.terminal || !row.meta.workspace) continue;
+        const diff = await workspaces.diffStat(row.meta).catch(() => null);
+        const latest = this.rows.get(row.meta.id);
+        if (!latest || sameDiff(latest.diff, diff)) continue;
+        this.rows.set(row.meta.id, { ...latest, diff });
+        this.publish();
+      }
+    } finally {
+      this.diffRunning = false;
+    }
+  }
+
+  private async refreshPullRequests(): Promise<void> {
+    for (const row of [...this.rows.values()]) {
+      if (this.stopped) return;
+      if (row.terminal || !row.meta.pr_url) continue;
+      await this.refreshPullRequest(row.meta.id).catch(() => undefined);
+    }
+  }
+
+  private async readLiveness(): Promise<RuntimeSnapshot | null> {
+    const runtime = this.orange.maybeSlot('runtime');
+    return runtime ? runtime.snapshot().catch(() => null) : null;
+  }
+
+  private workflowOf(project: string): Promise<Workflow> {
+    let workflow = this.workflows.get(project);
+    if (!workflow) {
+      workflow = this.orange.workflowForProject(project);
+      this.workflows.set(project, workflow);
+    }
+    return workflow;
+  }
+
+  private async row(task: ListedTask, previous: TaskRow | undefined): Promise<TaskRow> {
+    return this.rowIn(await this.workflowOf(task.meta.project), task, previous);
+  }
+
+  private rowIn(workflow: Workflow, task: ListedTask, previous: TaskRow | undefined): TaskRow {
+    const { meta } = task;
+    const pr = meta.pr_url ? { url: meta.pr_url, number: pullRequestNumber(meta.pr_url), state: previous?.pr?.url === meta.pr_url ? previous.pr.state : null } : null;
+    return this.withLiveness({
+      meta,
+      tampered: task.tampered,
+      terminal: workflow.isTerminal(meta.status),
+      active: workflow.isActive(meta.status),
+      liveness: 'none',
+      alive: [],
+      targets: this.orange.engine.targets(workflow, meta.status),
+      pr,
+      diff: previous && previous.meta.workspace === meta.workspace ? previous.diff : null,
+      expected: expectedAgents(meta, workflow),
+    });
+  }
+
+  private withLiveness(row: TaskRow): TaskRow {
+    const snapshot = this.liveness;
+    if (!snapshot) return row;
+    const alive = ROLES.filter((role) => snapshot.isAlive(row.meta, role));
+    const liveness: Liveness = alive.length > 0 ? 'alive' : row.active && row.expected.length > 0 ? 'dead' : 'none';
+    if (liveness === row.liveness && alive.length === row.alive.length && alive.every((r, i) => row.alive[i] === r)) return row;
+    return { ...row, alive, liveness };
+  }
+
+  private publish(): void {
+    this.current = { rows: new Map(this.rows), loaded: true, unreadable: this.unreadable, revisions: new Map(this.revisions) };
+    for (const listener of this.listeners) listener();
+  }
+}
+
+/** The agents an active task should have running: the status's responsible one, and any with a recorded spawn. */
+function expectedAgents(meta: TaskMeta, workflow: Workflow): AgentRole[] {
+  if (!workflow.isActive(meta.status)) return [];
+  const responsible = workflow.state(meta.status)?.agent ?? null;
+  return ROLES.filter((role) => (role === 'worker' ? meta.worker_spawn : meta.reviewer_spawn) !== null || role === responsible);
+}
+
+function sameDiff(a: TaskRow['diff'], b: TaskRow['diff']): boolean {
+  return a === b || (a !== null && b !== null && a.ahead === b.ahead && a.added === b.added && a.removed === b.removed && a.files.length === b.files.length);
+}

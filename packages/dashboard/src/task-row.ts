@@ -1,0 +1,75 @@
+import type { AgentRole, DiffStat, PullRequestState, TaskMeta } from '@orange/core';
+
+/** Whether a task's agent runs: ● alive, ✗ dead while the task is active, ○ none. */
+export type Liveness = 'alive' | 'dead' | 'none';
+
+/** The pull request as the dashboard knows it: the number from the URL, the state once asked. */
+export interface PullRequestView {
+  readonly number: number | null;
+  readonly url: string;
+  /** Null until the SCM was asked (on open and with R). */
+  readonly state: PullRequestState | null;
+}
+
+/** One task as the dashboard shows it: its fields and what the feed learned about it. */
+export interface TaskRow {
+  readonly meta: TaskMeta;
+  /** Engine-owned fields TASK.md shows with forged values. */
+  readonly tampered: readonly string[];
+  /** Terminal in its workflow (done, cancelled, …). */
+  readonly terminal: boolean;
+  /** Active in its workflow (an agent should be working on it). */
+  readonly active: boolean;
+  readonly liveness: Liveness;
+  /** Agents the task should have running (the status's responsible one, any with a recorded spawn). */
+  readonly expected: readonly AgentRole[];
+  /** Agents that are alive now. */
+  readonly alive: readonly AgentRole[];
+  /** The workflow's targets from the task's status (what the keys may ask for). */
+  readonly targets: readonly string[];
+  readonly pr: PullRequestView | null;
+  /** Null until the workspace provider answered (or when the task has no worktree). */
+  readonly diff: DiffStat | null;
+}
+
+/** Which rows the table shows. */
+export type RowFilter = 'all' | 'active' | 'done';
+
+export const FILTERS: readonly RowFilter[] = ['all', 'active', 'done'];
+
+/** Active first, then terminal; most recently updated first within each. */
+export function compareRows(a: TaskRow, b: TaskRow): number {
+  // ISO timestamps order as plain strings; localeCompare would cost a second on 10,000 rows.
+  const byTime = a.meta.updated_at < b.meta.updated_at ? 1 : a.meta.updated_at > b.meta.updated_at ? -1 : 0;
+  return Number(a.terminal) - Number(b.terminal) || byTime || (a.meta.id < b.meta.id ? -1 : a.meta.id > b.meta.id ? 1 : 0);
+}
+
+/** The rows to show, sorted, after the filter and the `/` search (branch or summary, case-insensitive). */
+export function visibleRows(rows: Iterable<TaskRow>, filter: RowFilter, search: string): TaskRow[] {
+  const needle = search.trim().toLowerCase();
+  const kept: TaskRow[] = [];
+  for (const row of rows) {
+    if (filter === 'active' && row.terminal) continue;
+    if (filter === 'done' && !row.terminal) continue;
+    if (needle && !row.meta.branch.toLowerCase().includes(needle) && !row.meta.summary.toLowerCase().includes(needle)) continue;
+    kept.push(row);
+  }
+  return kept.sort(compareRows);
+}
+
+/** The worktree's number in the pool (`<project>--<n>`), or null without one. */
+export function workspaceNumber(workspace: string | null): number | null {
+  const match = workspace ? /--(\d+)\/?$/.exec(workspace) : null;
+  return match ? Number(match[1]) : null;
+}
+
+/** The pull request's number, read from its URL (`…/pull/12`). */
+export function pullRequestNumber(url: string): number | null {
+  const match = /\/pull\/(\d+)/.exec(url);
+  return match ? Number(match[1]) : null;
+}
+
+/** The liveness icon of a row. */
+export function livenessIcon(liveness: Liveness): string {
+  return liveness === 'alive' ? '●' : liveness === 'dead' ? '✗' : '○';
+}

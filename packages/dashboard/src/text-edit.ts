@@ -1,0 +1,23 @@
+/** The parts of ink's key event a text field reads. */
+export interface EditKey {
+  readonly backspace?: boolean;
+  readonly delete?: boolean;
+  readonly ctrl?: boolean;
+  readonly meta?: boolean;
+  readonly return?: boolean;
+  readonly escape?: boolean;
+  readonly tab?: boolean;
+  readonly upArrow?: boolean;
+  readonly downArrow?: boolean;
+  readonly leftArrow?: boolean;
+  readonly rightArrow?: boolean;
+}
+
+/** A one-line text field's value after a key: typed text appended (line breaks dropped), Backspace, Ctrl-u clears. */
+export function editText(value: string, input: string, key: EditKey): string {
+  if (key.backspace || key.delete) return [...value].slice(0, -1).join('');
+  if (key.ctrl && input === 'u') return '';
+  if (key.ctrl || key.meta || key.return || key.escape || key.tab || key.upArrow || key.downArrow || key.leftArrow || key.rightArrow) return value;
+  // A paste arrives as one input: keep it on one line.
+  return value + input.replace(/[\r\n]+/g, ' ').replace(/[\u0000-\u001f\u007f]/g, '');
+}

@@ -1,0 +1,116 @@
+import type { AgentRole, HistoryEvent, TaskMeta, TaskRef } from '@orange/core';
+import type { LiveValue } from '../src/components/app.js';
+import type { CreateRequest, DashboardActions } from '../src/task-actions.js';
+import type { FeedSnapshot, TaskSource } from '../src/task-feed.js';
+import type { TaskRow } from '../src/task-row.js';
+
+const TERMINAL = new Set(['done', 'cancelled']);
+const TARGETS: Record<string, string[]> = {
+  pending: ['planning', 'cancelled'],
+  planning: ['working', 'clarification', 'cancelled', 'stuck'],
+  clarification: ['planning', 'cancelled'],
+  working: ['agent-review', 'clarification', 'stuck', 'cancelled'],
+  'agent-review': ['reviewing', 'working', 'stuck', 'cancelled'],
+  reviewing: ['working', 'done', 'cancelled'],
+  stuck: ['reviewing', 'cancelled'],
+};
+
+let counter = 0;
+
+/** A row as the feed would make it for a task of the default workflow. */
+export function fakeRow(fields: Partial<TaskMeta> & { status: string }, extra: Partial<TaskRow> = {}): TaskRow {
+  counter++;
+  const id = (fields.id ?? `T${String(counter).padStart(20, '0')}`).slice(0, 21);
+  const meta = {
+    id,
+    project: 'app',
+    branch: `branch-${counter}`,
+    harness: null,
+    review_harness: null,
+    effort: null,
+    review_effort: null,
+    review_round: 0,
+    crash_count: 0,
+    summary: `summary ${counter}`,
+    workspace: null,
+    tmux_session: null,
+    pr_url: null,
+    attention: null,
+    worker_spawn: null,
+    reviewer_spawn: null,
+    created_at: '2026-01-01T00:00:00.000Z',
+    updated_at: new Date(Date.UTC(2026, 0, 1, 0, 0, counter)).toISOString(),
+    ...fields,
+  } as TaskMeta;
+  const terminal = TERMINAL.has(meta.status);
+  return {
+    meta,
+    tampered: [],
+    terminal,
+    active: !terminal && meta.status !== 'pending',
+    liveness: 'none',
+    expected: [],
+    alive: [],
+    targets: TARGETS[meta.status] ?? [],
+    pr: null,
+    diff: null,
+    ...extra,
+  };
+}
+
+/** A task source holding rows in memory; `set` replaces them as the watcher would. */
+export class FakeSource implements TaskSource {
+  private current: FeedSnapshot;
+  private readonly listeners = new Set<() => void>();
+
+  constructor(rows: readonly TaskRow[]) {
+    this.current = { rows: new Map(rows.map((r) => [r.meta.id, r])), loaded: true, unreadable: 0, revisions: new Map() };
+  }
+
+  snapshot(): FeedSnapshot {
+    return this.current;
+  }
+
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  set(rows: readonly TaskRow[]): void {
+    this.current = { ...this.current, rows: new Map(rows.map((r) => [r.meta.id, r])) };
+    for (const l of this.listeners) l();
+  }
+}
+
+/** Actions that record what they were asked; `refuse` makes a call throw the given error. */
+export class RecordingActions implements DashboardActions {
+  readonly calls: string[] = [];
+  refuse = new Map<string, Error>();
+
+  private async record(name: string, detail: string): Promise<string> {
+    this.calls.push(`${name} ${detail}`.trim());
+    const refusal = this.refuse.get(name);
+    if (refusal) throw refusal;
+    return `${name} done`;
+  }
+
+  spawn = (ref: TaskRef) => this.record('spawn', ref.id);
+  respawn = (ref: TaskRef) => this.record('respawn', ref.id);
+  create = (request: CreateRequest) => this.record('create', JSON.stringify(request));
+  requestChanges = (ref: TaskRef, text: string) => this.record('requestChanges', `${ref.id} ${text}`);
+  checkMerge = async (ref: TaskRef) => void (await this.record('checkMerge', ref.id));
+  merge = (ref: TaskRef) => this.record('merge', ref.id);
+  pullRequest = (ref: TaskRef) => this.record('pullRequest', ref.id);
+  checkCancel = async (ref: TaskRef) => void (await this.record('checkCancel', ref.id));
+  cancel = (ref: TaskRef) => this.record('cancel', ref.id);
+  checkDelete = async (ref: TaskRef) => void (await this.record('checkDelete', ref.id));
+  delete = (ref: TaskRef) => this.record('delete', ref.id);
+  choices = async () => ({ projects: ['app', 'web'], harnesses: ['claude', 'command'] });
+  taskFile = async (ref: TaskRef) => `## Context\n\nbody of ${ref.id}\n`;
+  history = async (): Promise<HistoryEvent[]> => [{ type: 'status.changed', timestamp: '2026-01-01T10:00:00.000Z', from: 'pending', to: 'planning', cause: 'spawn' }];
+  capture = async (_meta: TaskMeta, role: AgentRole) => `${role} pane line\n\u001b[31mred\u001b[0m`;
+  diffStat = async () => null;
+}
+
+/** Who runs the monitor, fixed. */
+export const monitorHere: LiveValue<string> = { get: () => 'monitor: here', subscribe: () => () => undefined };

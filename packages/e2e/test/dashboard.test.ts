@@ -1,0 +1,214 @@
+import { execa, type ResultPromise } from 'execa';
+import { readFile } from 'node:fs/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CLI, Sandbox } from './sandbox.js';
+
+/**
+ * The dashboard in a real terminal: a tmux pane on a server of its own (the agents run on the
+ * sandbox's), typed into with send-keys and read with capture-pane.
+ */
+class Terminal {
+  readonly socket = `orange-dash-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+
+  constructor(private readonly box: Sandbox) {}
+
+  async tmux(...args: string[]): Promise<string> {
+    const { TMUX: _t, TMUX_PANE: _p, ...env } = this.box.env;
+    const result = await execa('tmux', ['-L', this.socket, ...args], { reject: false, env, extendEnv: false });
+    if (result.exitCode !== 0) throw new Error(`tmux ${args.join(' ')} failed: ${String(result.stderr)}`);
+    return String(result.stdout);
+  }
+
+  /** A shell in a 120×40 pane, in the sandbox's repository, with the sandbox's environment. */
+  async open(): Promise<void> {
+    await this.tmux('new-session', '-d', '-s', 'term', '-x', '120', '-y', '40', '-c', this.box.repo, 'sh');
+    await this.type('echo BEFORE-DASH');
+    await this.screenShows('BEFORE-DASH');
+  }
+
+  /** Types a line into the pane (literally) and presses Enter. */
+  async type(line: string): Promise<void> {
+    await this.tmux('send-keys', '-t', 'term', '-l', line);
+    await this.tmux('send-keys', '-t', 'term', 'Enter');
+  }
+
+  /** Presses keys by tmux's names (`j`, `Enter`, `Escape`, `C-b`). */
+  async press(...keys: string[]): Promise<void> {
+    for (const key of keys) await this.tmux('send-keys', '-t', 'term', key);
+  }
+
+  async screen(): Promise<string> {
+    return this.tmux('capture-pane', '-p', '-t', 'term');
+  }
+
+  /** Waits for the screen to show `text` (a string or a pattern); a timeout prints the screen. */
+  async screenShows(text: string | RegExp, timeoutMs = 30_000): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    let last = '';
+    while (Date.now() < deadline) {
+      last = await this.screen();
+      if (typeof text === 'string' ? last.includes(text) : text.test(last)) return last;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`the screen never showed ${String(text)}; it shows:\n${last}\norange log tail:\n${await this.logTail()}`);
+  }
+
+  /** The row of the table that shows `branch` (rows start with the liveness icon). */
+  async rowOf(branch: string): Promise<string> {
+    return (await this.screen()).split('\n').find((l) => /^[●✗○]/.test(l) && l.includes(branch)) ?? '';
+  }
+
+  async logTail(): Promise<string> {
+    return (await readFile(this.box.paths.logFile, 'utf8').catch(() => '')).split('\n').slice(-15).join('\n');
+  }
+
+  async close(): Promise<void> {
+    await this.tmux('kill-server').catch(() => undefined);
+  }
+}
+
+let box: Sandbox | undefined;
+let term: Terminal | undefined;
+let monitor: ResultPromise | undefined;
+afterEach(async () => {
+  monitor?.kill('SIGTERM');
+  await monitor?.catch(() => undefined);
+  monitor = undefined;
+  await term?.close();
+  term = undefined;
+  await box?.cleanup();
+  box = undefined;
+});
+
+const dash = (args = '') => `node ${CLI} dash --interval 500 ${args}`.trim();
+
+describe('orange dash in a real terminal', () => {
+  it('shows tasks live as agents move them, creates one with c, cancels one with x after confirmation, and q gives the terminal back', async () => {
+    box = await Sandbox.create({ poolSize: 2 });
+    term = new Terminal(box);
+    await term.open();
+    const waiting = await box.createTask(['chore/waiting', 'waits for its turn', '--no-spawn']);
+    await term.type(dash());
+    await term.screenShows('chore/waiting');
+    expect(await term.rowOf('chore/waiting')).toMatch(/○.*pending/);
+
+    // c: the form; the new task starts and its agent moves it through the workflow, live.
+    await term.press('c');
+    await term.screenShows('New task');
+    await term.tmux('send-keys', '-t', 'term', '-l', 'feature/from-dash');
+    await term.screenShows('feature/from-dash▏');
+    await term.press('Tab');
+    await term.tmux('send-keys', '-t', 'term', '-l', 'made in the dashboard');
+    await term.screenShows('made in the dashboard▏');
+    await term.press('Enter');
+    await term.screenShows(/created task \w{21} on feature\/from-dash/);
+    await term.screenShows(/feature\/from-dash\s+(planning|working|agent-review)/);
+    await term.screenShows(/feature\/from-dash\s+reviewing/, 60_000);
+    const created = (await box.orange(['task', 'list', '--json'])).stdout;
+    const made = (JSON.parse(created) as { tasks: Array<{ id: string; branch: string; status: string }> }).tasks.find((t) => t.branch === 'feature/from-dash');
+    expect(made?.status).toBe('reviewing');
+
+    // x on the pending task (found with / search): refused until confirmed.
+    await term.press('/');
+    await term.screenShows('(Enter keep, Esc clear)');
+    await term.tmux('send-keys', '-t', 'term', '-l', 'waiting');
+    await term.screenShows('/waiting▏');
+    await term.press('Enter');
+    await term.screenShows('(all) /waiting');
+    expect(await term.rowOf('feature/from-dash')).toBe('');
+    await term.press('x');
+    await term.screenShows(`Cancel task ${waiting}`);
+    await term.press('n');
+    await term.screenShows('not confirmed; nothing was changed');
+    expect((await box.task(waiting)).meta.status).toBe('pending');
+    await term.press('x');
+    await term.screenShows('[y/N]');
+    await term.press('y');
+    await term.screenShows(`task ${waiting}: pending → cancelled`);
+    await term.screenShows(/chore\/waiting\s+cancelled/);
+    expect((await box.task(waiting)).meta.status).toBe('cancelled');
+
+    // q: the shell's screen is back as it was.
+    await term.press('q');
+    const after = await term.screenShows('BEFORE-DASH');
+    expect(after).not.toContain('j/k move');
+  }, 120_000);
+
+  it('attaches with Enter and comes back on detach, merges a reviewed task into origin with m, and shows a refusal', async () => {
+    box = await Sandbox.create();
+    term = new Terminal(box);
+    await term.open();
+    const id = await box.createTask(['feature/merge-me', 'merge me from the dashboard'], 'agent.reviews: PASS\n');
+    await box.waitForStatus(id, 'reviewing', 60_000);
+    await term.type(dash());
+    await term.screenShows(/●.*feature\/merge-me\s+reviewing/);
+
+    // Enter: the terminal is the agent's (its own log lines), Ctrl-b d comes back.
+    await term.press('Enter');
+    // The attached client's status line (the dashboard's own preview shows the agent's lines too).
+    await term.screenShows(/^\[demo\/\w+:worker/m);
+    await term.press('C-b', 'd');
+    await term.screenShows(`detached from ${id}`);
+    await term.screenShows('feature/merge-me');
+
+    // m: confirmed, merged into the bare origin, done.
+    await term.press('m');
+    await term.screenShows(`Merge task ${id}`);
+    await term.press('y');
+    await term.screenShows(/feature\/merge-me\s+done/, 30_000);
+    expect(await box.git(box.origin, 'log', '--format=%s', 'main')).toContain(`implement the task for task ${id}`);
+
+    // A refused action: its one-line reason in the status bar, and the dashboard still runs.
+    await term.press('r');
+    await term.screenShows(`task ${id} is done; changes are requested on a task in reviewing`);
+    await term.press('x');
+    await term.screenShows(`done → cancelled refused`);
+    await term.press('q');
+    await term.screenShows('BEFORE-DASH');
+  }, 120_000);
+
+  it('leaves the poll to a running orange monitor, which handles an agent killed from outside once', async () => {
+    box = await Sandbox.create();
+    term = new Terminal(box);
+    await term.open();
+    monitor = execa(process.execPath, [CLI, 'monitor', '--interval', '300', '--json'], { cwd: box.repo, env: box.env, extendEnv: false, reject: false, forceKillAfterDelay: 30_000 });
+    let passes = 0;
+    monitor.stdout?.on('data', (chunk: Buffer) => (passes += chunk.toString().split('\n').length - 1));
+    await box.waitFor('the monitor to take the lease', async () => JSON.parse(await readFile(box!.paths.monitorLeaseFile, 'utf8')).kind === 'monitor', 20_000);
+    await term.type(dash());
+    await term.screenShows(`monitor: pid ${monitor.pid}`);
+
+    const id = await box.createTask(['feature/killed', 'killed from outside'], 'agent.pace: 60000\n');
+    const task = await box.waitFor('the worker to start', async () => (await box!.task(id)).meta.worker_spawn !== null, 15_000).then(() => box!.task(id));
+    await term.screenShows(/●.*feature\/killed/);
+    await killWithoutReport(box, `demo/${task.meta.id}`, 'worker');
+    await box.waitFor('the poll to handle the dead agent', async () => (await box!.history(id)).some((e) => e.type === 'agent.crashed'), 30_000);
+    await term.screenShows(/✗.*feature\/killed/);
+    // Three more passes of the monitor, with the dashboard open all along: still acted on once.
+    const seen = passes;
+    await box.waitFor('three more monitor passes', async () => passes >= seen + 3, 30_000);
+    const crashes = (await box.history(id)).filter((e) => e.type === 'agent.crashed');
+    expect(crashes, JSON.stringify(await box.history(id), null, 1)).toHaveLength(1);
+    expect(JSON.parse(await readFile(box.paths.monitorLeaseFile, 'utf8'))).toMatchObject({ kind: 'monitor', pid: monitor.pid });
+    await term.press('q');
+    await term.screenShows('BEFORE-DASH');
+  }, 120_000);
+});
+
+/** Kills an agent the way a reboot would: no exit report, the window just disappears. */
+async function killWithoutReport(b: Sandbox, session: string, window: string): Promise<void> {
+  const pids = await b.tmux('list-panes', '-t', `=${session}:${window}`, '-F', '#{pane_pid}');
+  for (const pid of pids.stdout.split('\n').filter(Boolean)) {
+    // The wrapper dies first, by SIGKILL, so it cannot report its agent's end.
+    const children = (await execa('pgrep', ['-P', pid], { reject: false })).stdout.split('\n').filter(Boolean);
+    process.kill(Number(pid), 'SIGKILL');
+    for (const child of children) {
+      try {
+        process.kill(Number(child), 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }
+  }
+  await b.waitFor('the window to close', async () => !(await b.windows()).includes(`${session}:${window}`), 10_000);
+}
