@@ -16,6 +16,7 @@ export {
 export { Workflow, validateWorkflow, type Transition, type WorkflowVocabulary } from './workflow/workflow.js';
 export { defaultWorkflow } from './workflow/default.js';
 export { classicWorkflow } from './workflow/classic.js';
+export { pipelineWorkflow } from './workflow/pipeline.js';
 export { renderPrompt } from './workflow/prompts.js';
 export { decideExit, type ExitDecision } from './exit-rules.js';
 export {
@@ -42,6 +43,9 @@ export {
   type CrashEvent,
   type AutoAdvancedEvent,
   type PromptEvent,
+  type ClassifyEvent,
+  type Classification,
+  type PipelineNoticeEvent,
 } from './hooks.js';
 export {
   definePlugin,

@@ -12,6 +12,7 @@ import { TaskStore } from './store/task-store.js';
 import type { AgentRole, TaskMeta } from './task.js';
 import { classicWorkflow } from './workflow/classic.js';
 import { defaultWorkflow } from './workflow/default.js';
+import { pipelineWorkflow } from './workflow/pipeline.js';
 import type { WorkflowInput } from './workflow/definition.js';
 import { Workflow } from './workflow/workflow.js';
 
@@ -26,7 +27,7 @@ export interface OrangeOptions {
   readonly configFile?: string | null;
 }
 
-const BUILTIN_WORKFLOWS: readonly WorkflowInput[] = [defaultWorkflow, classicWorkflow];
+const BUILTIN_WORKFLOWS: readonly WorkflowInput[] = [defaultWorkflow, classicWorkflow, pipelineWorkflow];
 
 /**
  * One Orange instance: the bus, the stores, the registered gates, harnesses and workflows,

@@ -1,3 +1,4 @@
+import { inlineText } from '@orange/core';
 import { OrangeCommand } from '../../base-command.js';
 import { confirm } from '../../confirm.js';
 import { projectFlag, requiredTaskIdArg, yesFlag } from '../../flags.js';
@@ -18,13 +19,19 @@ export default class TaskCancel extends OrangeCommand {
     const ref = { project: task.meta.project, id: task.meta.id };
     // Refuse an impossible cancel before asking, so nobody confirms something that cannot happen.
     const workflow = await orange.workflowForProject(ref.project);
-    if (workflow.between(task.meta.status, 'cancelled').length === 0) {
-      await orange.engine.transition(ref, 'cancelled', { cause: 'request' });
+    // The pipeline workflow (seed 002) cancels into `stopped`, keeping its checkpoint for resume.
+    const pipeline = workflow.name === 'pipeline';
+    const target = pipeline ? 'stopped' : 'cancelled';
+    if (workflow.between(task.meta.status, target).length === 0) {
+      await orange.engine.transition(ref, target, { cause: 'request' });
     }
     await confirm(`Cancel task ${ref.id} (${task.meta.status}, ${task.meta.branch})?`, flags.yes);
-    const result = await orange.engine.transition(ref, 'cancelled', { cause: 'request' });
-    this.emit(transitionJson(result), () => {
+    const result = await orange.engine.transition(ref, target, { cause: 'request', ...(pipeline ? { reason: 'cancelled' } : {}) });
+    const stopped = pipeline ? await import('@orange/plugin-pipeline') : null;
+    const report = stopped?.cancelReport(result.task.meta) ?? null;
+    this.emit({ ...transitionJson(result), ...(report ? { report } : {}) }, () => {
       for (const line of transitionLines(result)) this.log(line);
+      if (stopped && report) for (const line of stopped.cancelReportLines(report)) this.log(inlineText(line));
     });
   }
 }
