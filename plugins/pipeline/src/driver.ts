@@ -178,7 +178,7 @@ async function verify(orange: Orange, pipeline: PipelineInstance, task: Task, f:
   if (f.verification === 'failed') {
     // The last phase runs again with the checks' output as its feedback.
     const last = f.phases[f.phases.length - 1] ?? f.phase;
-    const updated = await record(orange, task, { phases_done: f.phasesDone.filter((p) => p !== last).join(','), phase: last, phase_result: 'failed', verification: '' });
+    const updated = await record(orange, task, { phases_done: f.phasesDone.filter((p) => p !== last).join(','), phase: last, phase_result: 'failed' });
     return go(orange, updated, 'retrying', 'verification failed');
   }
   const workspace = task.meta.workspace;

@@ -99,12 +99,12 @@ export function pipeline(options: PipelineOptions = {}): OrangePlugin {
         if (kill && kill.taps.length > 0) await kill.promise(ctx);
       });
       action('next_attempt', async (ctx) => {
-        await ctx.update({ attempt: pipelineFields(ctx.task.meta).attempt + 1, phase_result: '' });
+        await ctx.update({ attempt: pipelineFields(ctx.task.meta).attempt + 1, phase_result: '', verification: '' });
       });
       action('escalate_tier', async (ctx) => {
         const { tiers } = await headlessHarness(ctx.task);
         const next = nextTier(tiers, pipelineFields(ctx.task.meta).tier);
-        if (next !== null) await ctx.update({ tier: next, attempt: 1, phase_result: '' });
+        if (next !== null) await ctx.update({ tier: next, attempt: 1, phase_result: '', verification: '' });
       });
 
       orange.hooks.afterTransition.tapPromise('pipeline', async (event) => {

@@ -16,7 +16,11 @@ export default class PipelineRun extends OrangeCommand {
     const orange = await this.orange();
     const task = await resolveTask(orange, args.id, flags.project);
     const { runPipeline } = await import('@orange/plugin-pipeline');
-    const after = await runPipeline(orange, { project: task.meta.project, id: task.meta.id });
+    const after = await runPipeline(orange, { project: task.meta.project, id: task.meta.id }).catch((error: unknown) => {
+      // Nobody reads the driver's terminal: the reason it stopped goes to orange.log too.
+      orange.log.error('pipeline driver stopped', { task: task.meta.id, error: error instanceof Error ? error.message : String(error) });
+      throw error;
+    });
     this.emit({ task: after.meta }, () => this.log(inlineText(`task ${after.meta.id}: pipeline ${after.meta.status}`)));
   }
 }
