@@ -10,12 +10,14 @@ import Init from './commands/init.js';
 import Install from './commands/install.js';
 import Log from './commands/log.js';
 import Monitor from './commands/monitor.js';
+import PipelineRun from './commands/pipeline/run.js';
 import ProjectAdd from './commands/project/add.js';
 import ProjectList from './commands/project/list.js';
 import ProjectRemove from './commands/project/remove.js';
 import ProjectUpdate from './commands/project/update.js';
 import TaskAttach from './commands/task/attach.js';
 import TaskCancel from './commands/task/cancel.js';
+import TaskClarify from './commands/task/clarify.js';
 import TaskComplete from './commands/task/complete.js';
 import TaskCreatePr from './commands/task/create-pr.js';
 import TaskCreate from './commands/task/create.js';
@@ -26,6 +28,7 @@ import TaskOutput from './commands/task/output.js';
 import TaskRepair from './commands/task/repair.js';
 import TaskRespawn from './commands/task/respawn.js';
 import TaskSectionSet from './commands/task/section/set.js';
+import TaskResume from './commands/task/resume.js';
 import TaskShow from './commands/task/show.js';
 import TaskSpawn from './commands/task/spawn.js';
 import TaskStuck from './commands/task/stuck.js';
@@ -46,12 +49,14 @@ export const COMMANDS = {
   'install': Install,
   'log': Log,
   'monitor': Monitor,
+  'pipeline:run': PipelineRun,
   'project:add': ProjectAdd,
   'project:list': ProjectList,
   'project:remove': ProjectRemove,
   'project:update': ProjectUpdate,
   'task:attach': TaskAttach,
   'task:cancel': TaskCancel,
+  'task:clarify': TaskClarify,
   'task:complete': TaskComplete,
   'task:create-pr': TaskCreatePr,
   'task:create': TaskCreate,
@@ -62,6 +67,7 @@ export const COMMANDS = {
   'task:repair': TaskRepair,
   'task:respawn': TaskRespawn,
   'task:section:set': TaskSectionSet,
+  'task:resume': TaskResume,
   'task:show': TaskShow,
   'task:spawn': TaskSpawn,
   'task:stuck': TaskStuck,

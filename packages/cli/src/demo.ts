@@ -14,7 +14,7 @@ interface DemoTask {
   readonly context: string;
 }
 
-const TASKS: readonly DemoTask[] = [
+const DEFAULT_TASKS: readonly DemoTask[] = [
   {
     label: 'A',
     summary: 'Add a greeting section to the README',
@@ -32,7 +32,19 @@ const TASKS: readonly DemoTask[] = [
   },
 ];
 
+/** The pipeline demo (seed 002): one clean task, one retried and escalated, one stopped by its budget and resumed. */
+const PIPELINE_TASKS: readonly DemoTask[] = [
+  { label: 'A', summary: 'Fix the greeting typo in the README', context: 'agent.intent: bugfix 0.9\nagent.cost: 0.02\n' },
+  { label: 'B', summary: 'Fix the broken link in the README', context: 'agent.intent: bugfix 0.9\nagent.fix: fail,fail,ok\nagent.cost: 0.02\n' },
+  { label: 'C', summary: 'Add a usage section to the README', context: 'agent.intent: feature 0.85\nagent.cost: 0.05\n' },
+];
+
+/** The demo's pipeline settings: a $0.10 budget per task, so task C stops and is resumed with more. */
+const PIPELINE_SETTINGS = { attempts: 2, breaker: 3, budgetUsd: 0.1, verify: [['git', 'diff', '--quiet', 'HEAD']] };
+
 export interface DemoOptions {
+  /** `default` (plan, work, review, merge) or `pipeline` (classify, phases, verify, retry, escalate, budget). */
+  readonly workflow?: 'default' | 'pipeline';
   /** Absolute path of the orange CLI entry (bin/run.js). */
   readonly cliEntry: string;
   /** Keep the sandbox (repo, ORANGE_HOME) instead of deleting it. */
@@ -84,6 +96,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     dashboard = undefined;
     for (const line of held.splice(0)) options.print(line);
   };
+  const pipeline = options.workflow === 'pipeline';
+  const TASKS = pipeline ? PIPELINE_TASKS : DEFAULT_TASKS;
   for (const tool of ['git', 'tmux']) {
     const found = await execa(tool, ['-V'], { reject: false }).catch(() => ({ exitCode: 127 }));
     if (tool === 'git' && found.exitCode !== 0) {
@@ -127,15 +141,23 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
 
     // Built-in plugins (tmux, worktree pool, github, …) plus a command harness running the scripted agent.
     const agent = join(dirname(options.cliEntry), '..', 'agents', 'scripted-agent.mjs');
+    const headlessAgent = join(dirname(options.cliEntry), '..', 'agents', 'pipeline-agent.mjs');
+    const scripted = {
+      name: 'scripted',
+      worker: [process.execPath, agent],
+      ...(pipeline ? { headless: [process.execPath, headlessAgent, '{phase}', '{model}', '{prompt}'], tiers: ['haiku', 'sonnet', 'opus'] } : {}),
+    };
     await writeFile(
       join(sandbox, 'orange.config.mjs'),
       [
-        // The CLI's own instance (docs/configuration.md: imports a config shares with the CLI).
+        // The CLI's own instances (docs/configuration.md: imports a config shares with the CLI).
         "import { command } from '@orange/harness-command';",
+        ...(pipeline ? ["import { pipeline } from '@orange/plugin-pipeline';"] : []),
         '',
         'export default {',
         "  harness: 'scripted',",
-        `  plugins: [command({ name: 'scripted', worker: [${JSON.stringify(process.execPath)}, ${JSON.stringify(agent)}] })],`,
+        ...(pipeline ? ["  workflow: 'pipeline',"] : []),
+        `  plugins: [command(${JSON.stringify(scripted)})${pipeline ? `, pipeline(${JSON.stringify(PIPELINE_SETTINGS)})` : ''}],`,
         '  pollIntervalMs: 2000,',
         '};',
         '',
@@ -184,8 +206,15 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
           if (line.includes('refused:')) print(`${elapsed()}  task ${task.label}    the agent was told: ${inlineText(line.replace(/^.*refused: /, ''))}`);
         }
         seenLog.set(id, Math.max(agentLines.length - 1, 0));
-        const status = (await new TaskStore(paths).read('sandbox', id)).meta.status;
-        if (status === 'done' || status === 'cancelled' || status === 'stuck') finished++;
+        const meta = (await new TaskStore(paths).read('sandbox', id)).meta;
+        const status = meta.status;
+        if (status === 'done' || status === 'cancelled' || status === 'stuck' || status === 'completed' || status === 'failed') finished++;
+        if (status === 'stopped' && String(meta.stop_reason ?? '').startsWith('budget') && !merging.has(id)) {
+          merging.add(id);
+          print(`${elapsed()}  task ${task.label}  the human raises its budget to $1 and resumes it`);
+          const resumed = await orange(['task', 'resume', id, '--budget', '1']);
+          if (resumed.exitCode !== 0) print(`${elapsed()}  task ${task.label}  resume failed: ${String(resumed.stderr).trim()}`);
+        }
         if (status === 'reviewing' && !merging.has(id)) {
           merging.add(id);
           print(`${elapsed()}  task ${task.label}  the human reviews the branch and merges it`);
@@ -201,11 +230,12 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     await closeDashboard();
     const rows = await taskRows(paths, ids);
     const log = await git(origin, 'log', '--oneline', 'main');
-    const ok = rows.every((r) => r.status === 'done');
+    const ok = rows.every((r) => r.status === (pipeline ? 'completed' : 'done'));
     print('');
     const columns = Object.keys(rows[0] ?? {});
     print(rows.length === 0 ? '(no tasks)' : table(columns.map((c) => c.toUpperCase()), rows.map((r) => columns.map((c) => r[c] ?? ''))));
-    print(`\norigin/main now has ${String(log.stdout).split('\n').length} commits. ${ok ? 'Every task is done.' : 'Some tasks did not finish.'}`);
+    const landed = pipeline ? 'Pipeline tasks leave their commits on their branches.' : `origin/main now has ${String(log.stdout).split('\n').length} commits.`;
+    print(`\n${landed} ${ok ? 'Every task is done.' : 'Some tasks did not finish.'}`);
     if (ok) return { ok, sandbox, rows };
     return { ok, sandbox, rows, log: await explainFailure(paths, ids, print) };
   } catch (error) {
@@ -241,7 +271,13 @@ async function taskRows(paths: OrangePaths, ids: ReadonlyMap<string, DemoTask>):
         task: task.label,
         id,
         status: final.meta.status,
-        reviews: String(final.meta.review_round),
+        ...('pipeline_phases' in final.meta
+          ? {
+              phases: String(final.meta.phases_done ?? ''),
+              tier: String(final.meta.tier ?? ''),
+              cost: `$${Number(final.meta.cost_total_usd ?? 0).toFixed(2)}/$${Number(final.meta.budget_usd ?? 0).toFixed(2)}`,
+            }
+          : { reviews: String(final.meta.review_round) }),
         transitions: String(history.filter((e) => e.type === 'status.changed').length),
         seconds: ((ended - created) / 1000).toFixed(1),
         summary: task.summary,
@@ -284,7 +320,7 @@ async function endTasks(
       .read('sandbox', id)
       .then((task) => task.meta.status)
       .catch(() => null);
-    if (status !== 'done' && status !== 'cancelled') await orange(['task', 'cancel', id, '--yes']);
+    if (status !== 'done' && status !== 'cancelled' && status !== 'completed' && status !== 'failed') await orange(['task', 'cancel', id, '--yes']);
   }
   await execa('tmux', ['-L', socket, 'kill-server'], { reject: false });
   if (ids.size === 0) return;
@@ -300,6 +336,9 @@ async function endTasks(
   }
 }
 
+/** Statuses the pipeline driver itself moves a task into (not exit monitoring). */
+const PIPELINE_STATES = new Set(['classifying', 'awaiting_clarification', 'routing', 'executing', 'retrying', 'escalating', 'verifying', 'completed', 'failed', 'stopped']);
+
 /** A refusal of the demo itself (missing tool, failed setup): one sentence. */
 export class DemoError extends Error {}
 
@@ -308,13 +347,21 @@ function describe(event: HistoryEvent): string | null {
     case 'task.created':
       return null;
     case 'status.changed':
-      return `${String(event.from)} → ${String(event.to)}${event.cause === 'auto' || event.cause === 'crash' ? ' (exit monitoring)' : ''}`;
+      return `${String(event.from)} → ${String(event.to)}${event.cause === 'crash' || (event.cause === 'auto' && !PIPELINE_STATES.has(String(event.to))) ? ' (exit monitoring)' : ''}${event.reason && event.reason !== 'auto' ? ` (${String(event.reason)})` : ''}`;
     case 'agent.spawned':
       return `  ${String(event.role)} agent started in window ${String(event.window ?? '')}`;
     case 'agent.crashed':
       return `  ${String(event.role ?? 'agent')} crashed (${String(event.reason)})`;
     case 'hook.failed':
       return `  hook ${String(event.hook)} failed: ${String(event.error)}`;
+    case 'pipeline.classified':
+      return `  classified: ${String(event.intent)} (confidence ${String(event.confidence)})`;
+    case 'pipeline.run':
+      return `  ${String(event.phase)} on ${String(event.tier) || 'default model'}: ${event.ok ? 'ok' : 'FAILED'} ($${Number(event.cost_usd ?? 0).toFixed(2)})`;
+    case 'pipeline.check':
+      return `  check ${(event.argv as string[] | undefined)?.join(' ') ?? ''}: ${event.ok ? 'passed' : 'FAILED'}`;
+    case 'pipeline.notice':
+      return `  notice: ${String(event.message)}`;
     default:
       return null;
   }

@@ -7,7 +7,7 @@ import type { SharedModules } from '@orange/core';
  * the CLI's built-ins belongs here too (docs/configuration.md, "Imports a config shares with the CLI").
  */
 export async function sharedModules(): Promise<SharedModules> {
-  const [core, zod, tmux, worktreePool, claude, codex, command, github, reactions] = await Promise.all([
+  const [core, zod, tmux, worktreePool, claude, codex, command, github, reactions, pipeline] = await Promise.all([
     import('@orange/core'),
     import('zod'),
     import('@orange/plugin-tmux'),
@@ -17,6 +17,7 @@ export async function sharedModules(): Promise<SharedModules> {
     import('@orange/harness-command'),
     import('@orange/plugin-github'),
     import('@orange/plugin-reactions'),
+    import('@orange/plugin-pipeline'),
   ]);
   return {
     '@orange/core': core,
@@ -31,5 +32,6 @@ export async function sharedModules(): Promise<SharedModules> {
     '@orange/harness-command': command,
     '@orange/plugin-github': github,
     '@orange/plugin-reactions': reactions,
+    '@orange/plugin-pipeline': pipeline,
   };
 }

@@ -126,14 +126,14 @@ describe('orange workflow show', () => {
       'workflow',
       'show',
     ]);
-    expect(out.known).toEqual(['default', 'classic']);
+    expect(out.known).toEqual(['default', 'classic', 'pipeline']);
     expect(out.workflow).toMatchObject({ name: 'default', initial: 'pending', start: 'planning' });
     expect(out.workflow.transitions).toContainEqual(expect.objectContaining({ from: 'planning', to: 'working', gate: 'plan' }));
   });
 
   it('prints states and transitions as tables for people, and follows the project in the current directory', async () => {
     const human = await box.orange(['workflow', 'show', 'default']);
-    expect(human.stdout.split('\n')[0]).toBe('workflow default (initial pending, start planning); known: default, classic');
+    expect(human.stdout.split('\n')[0]).toBe('workflow default (initial pending, start planning); known: default, classic, pipeline');
     expect(human.stdout).toMatch(/^TRANSITION\s+GATE\s+GUARD\s+HOOKS$/m);
     expect(human.stdout).toMatch(/^working → agent-review\s+handoff\s+-\s+increment_review_round, spawn_reviewer$/m);
     const classicRepo = await box.addProject('classic-project');
@@ -152,7 +152,7 @@ describe('orange workflow show', () => {
   it('refuses an unknown workflow', async () => {
     const refused = await box.jsonError(['workflow', 'show', 'nope']);
     expect(refused.exit).toBe(1);
-    expect(refused.error).toBe('no workflow named "nope" (known: default, classic)');
+    expect(refused.error).toBe('no workflow named "nope" (known: default, classic, pipeline)');
   });
 });
 

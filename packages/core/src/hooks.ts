@@ -121,6 +121,24 @@ export interface PullRequestEvent extends TaskEvent {
   report(entry: { reaction: string; outcome: string }): void;
 }
 
+/** What a pipeline classifier is given: the task (its summary and `## Context`) and the intents configured. */
+export interface ClassifyEvent extends TaskEvent {
+  readonly intents: readonly string[];
+}
+
+/** A classification: the intent, how sure (0..1), and what it cost. */
+export interface Classification {
+  readonly intent: string;
+  readonly confidence: number;
+  readonly costUsd?: number;
+}
+
+/** A pipeline task could not go on (circuit breaker tripped, top tier used up): for notifiers. */
+export interface PipelineNoticeEvent extends TaskEvent {
+  readonly kind: 'breaker' | 'exhausted' | 'budget';
+  readonly message: string;
+}
+
 /**
  * What a transition action (`spawn_agent`, `release_workspace`, …) is given. Actions run with
  * the task lock held, after the new status is written; they must be idempotent.
@@ -181,6 +199,13 @@ export function createHooks() {
     pullRequestChecked: new AsyncSeriesHook<[PullRequestEvent]>(['event']),
     /** Each tap may refine the prompt text an agent is started with. */
     prompt: new AsyncSeriesWaterfallHook<[string, PromptEvent]>(['prompt', 'event']),
+    /**
+     * The pipeline workflow's classifier: a tap that returns a classification replaces the
+     * headless classifier agent (a team's own rules, a cheaper model, …).
+     */
+    classify: new AsyncSeriesBailHook<[ClassifyEvent], Classification | undefined | void>(['event']),
+    /** A pipeline task stopped for a reason someone should hear about (breaker, top tier used up, budget). */
+    pipelineNotice: new AsyncSeriesHook<[PipelineNoticeEvent]>(['event']),
     /** Transition actions by name; a workflow may only name actions some plugin taps. */
     actions: new HookMap((name: string) => new AsyncSeriesHook<[ActionContext]>(['context'], name)),
   });

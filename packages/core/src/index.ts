@@ -16,6 +16,7 @@ export {
 export { Workflow, validateWorkflow, type Transition, type WorkflowVocabulary } from './workflow/workflow.js';
 export { defaultWorkflow } from './workflow/default.js';
 export { classicWorkflow } from './workflow/classic.js';
+export { pipelineWorkflow } from './workflow/pipeline.js';
 export { renderPrompt } from './workflow/prompts.js';
 export { decideExit, type ExitDecision } from './exit-rules.js';
 export {
@@ -51,6 +52,9 @@ export {
   type PullRequestCheck,
   type PullRequestReview,
   type PullRequestReviewComment,
+  type ClassifyEvent,
+  type Classification,
+  type PipelineNoticeEvent,
 } from './hooks.js';
 export {
   Notifications,
@@ -77,6 +81,10 @@ export {
   type Harness,
   type HarnessRequest,
   type HarnessCommand,
+  type HeadlessRequest,
+  type HeadlessRun,
+  type HeadlessResult,
+  type HeadlessRunner,
   type Scm,
   type MergeOptions,
   type PullRequestState,
@@ -109,8 +117,9 @@ export {
 } from './store/names.js';
 export { Monitor, type MonitorOptions, type MonitorReport } from './monitor.js';
 export { MonitorLease, type MonitorHolder } from './monitor-lease.js';
-export { checkCancel, cancelTask, checkDelete, deleteTask, checkMerge, mergeTask, openPullRequest, requestChanges, type MergeOutcome } from './task-operations.js';
+export { checkCancel, cancelTask, cancelStatus, checkDelete, deleteTask, checkMerge, mergeTask, openPullRequest, requestChanges, type MergeOutcome } from './task-operations.js';
 export { findExecutable } from './executable.js';
+export { headlessData } from './headless-data.js';
 export { inlineText, blockText, oneLineSummary, terminalJson } from './terminal-text.js';
 export { listProcesses, processesInside, processTree, withAncestors, type ProcessEntry } from './process-table.js';
 export { stopProcesses, type StopTimings } from './process-stop.js';

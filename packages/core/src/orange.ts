@@ -14,6 +14,7 @@ import { TaskStore } from './store/task-store.js';
 import type { AgentRole, TaskMeta } from './task.js';
 import { classicWorkflow } from './workflow/classic.js';
 import { defaultWorkflow } from './workflow/default.js';
+import { pipelineWorkflow } from './workflow/pipeline.js';
 import type { WorkflowInput } from './workflow/definition.js';
 import { Workflow } from './workflow/workflow.js';
 
@@ -35,7 +36,7 @@ export interface OrangeOptions {
   readonly log?: Logger;
 }
 
-const BUILTIN_WORKFLOWS: readonly WorkflowInput[] = [defaultWorkflow, classicWorkflow];
+const BUILTIN_WORKFLOWS: readonly WorkflowInput[] = [defaultWorkflow, classicWorkflow, pipelineWorkflow];
 
 /**
  * One Orange instance: the bus, the stores, the registered gates, harnesses and workflows,

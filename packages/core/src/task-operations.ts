@@ -4,6 +4,7 @@ import type { Orange } from './orange.js';
 import type { MergeOptions } from './plugin.js';
 import { parseSections, setSection } from './sections.js';
 import type { Task } from './task.js';
+import type { Workflow } from './workflow/workflow.js';
 
 // What a person does to a task from the CLI or the dashboard, written once so that both run the
 // same checks in the same order and a refusal reads the same in both. Each operation that asks
@@ -13,13 +14,21 @@ import type { Task } from './task.js';
 export async function checkCancel(orange: Orange, task: Task): Promise<void> {
   const ref = { project: task.meta.project, id: task.meta.id };
   const workflow = await orange.workflowForProject(ref.project);
+  const target = cancelStatus(workflow);
   // No such transition: let the engine refuse it, so the message is the transition's usual one.
-  if (workflow.between(task.meta.status, 'cancelled').length === 0) await orange.engine.transition(ref, 'cancelled', { cause: 'request' });
+  if (workflow.between(task.meta.status, target).length === 0) await orange.engine.transition(ref, target, { cause: 'request' });
 }
 
 /** Cancels a task: its agents are stopped and its worktree released (the workflow's cancel hooks). */
-export function cancelTask(orange: Orange, ref: TaskRef): Promise<TransitionResult> {
-  return orange.engine.transition(ref, 'cancelled', { cause: 'request' });
+export async function cancelTask(orange: Orange, ref: TaskRef): Promise<TransitionResult> {
+  const workflow = await orange.workflowForProject(ref.project);
+  const target = cancelStatus(workflow);
+  return orange.engine.transition(ref, target, { cause: 'request', ...(target === 'stopped' ? { reason: 'cancelled' } : {}) });
+}
+
+/** Where a cancel goes: `cancelled`, except the pipeline workflow's `stopped`, which keeps its checkpoint for `task resume` (seed 002). */
+export function cancelStatus(workflow: Workflow): string {
+  return workflow.name === 'pipeline' ? 'stopped' : 'cancelled';
 }
 
 /** Refuses to delete a task that is not finished. */

@@ -77,4 +77,32 @@ describe('orange demo', () => {
     expect(server.exitCode, `tmux server ${socket} still runs:\n${server.stdout}`).not.toBe(0);
     expect(await readdir(temp), explain).toEqual([]);
   }, 180_000);
+
+  it('with --workflow pipeline runs a clean, an escalated and a budget-stopped-then-resumed task to completed', async () => {
+    temp = await mkdtemp(join(tmpdir(), 'orange-demo-test-'));
+    const { TMUX: _t, TMUX_PANE: _p, ORANGE_TASK_ID: _i, ORANGE_PROJECT: _j, ORANGE_HOME: _h, ...env } = process.env;
+    const run = await execa(process.execPath, [CLI, 'demo', '--workflow', 'pipeline', '--json', '--timeout', '150'], {
+      env: { ...env, TMPDIR: temp },
+      extendEnv: false,
+      reject: false,
+      timeout: 170_000,
+    });
+    let result: DemoJson | undefined;
+    try {
+      result = JSON.parse(run.stdout) as DemoJson;
+    } catch {
+      // Not JSON: the explanation below prints what it was.
+    }
+    const explain = [`orange demo exited ${String(run.exitCode)}`, `stderr:\n${run.stderr || '(empty)'}`, `stdout:\n${run.stdout || '(empty)'}`, ...(result?.log ? [`orange.log (end):\n${result.log}`] : [])].join('\n\n');
+    expect(run.exitCode, explain).toBe(0);
+    expect(result?.ok, explain).toBe(true);
+    expect(result?.rows.map((r) => [r.task, r.status, r.tier, r.cost]), explain).toEqual([
+      ['A', 'completed', 'haiku', '$0.06/$0.10'],
+      ['B', 'completed', 'sonnet', '$0.10/$0.10'],
+      ['C', 'completed', 'haiku', '$0.20/$1.00'],
+    ]);
+    const ids = (result?.rows ?? []).map((r) => r.id ?? '').filter(Boolean);
+    expect(await processesNaming(ids), explain).toEqual([]);
+    expect(await readdir(temp), explain).toEqual([]);
+  }, 180_000);
 });

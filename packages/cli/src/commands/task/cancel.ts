@@ -1,4 +1,4 @@
-import { cancelTask, checkCancel } from '@orange/core';
+import { cancelTask, checkCancel, inlineText } from '@orange/core';
 import { OrangeCommand } from '../../base-command.js';
 import { confirm } from '../../confirm.js';
 import { projectFlag, requiredTaskIdArg, yesFlag } from '../../flags.js';
@@ -20,8 +20,12 @@ export default class TaskCancel extends OrangeCommand {
     await checkCancel(orange, task);
     await confirm(`Cancel task ${ref.id} (${task.meta.status}, ${task.meta.branch})?`, flags.yes);
     const result = await cancelTask(orange, ref);
-    this.emit(transitionJson(result), () => {
+    // The pipeline workflow stops instead, keeping its checkpoint: say what was done and what it cost.
+    const stopped = result.to === 'stopped' ? await import('@orange/plugin-pipeline') : null;
+    const report = stopped?.cancelReport(result.task.meta) ?? null;
+    this.emit({ ...transitionJson(result), ...(report ? { report } : {}) }, () => {
       for (const line of transitionLines(result)) this.log(line);
+      if (stopped && report) for (const line of stopped.cancelReportLines(report)) this.log(inlineText(line));
     });
   }
 }

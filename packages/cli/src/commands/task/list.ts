@@ -1,5 +1,5 @@
 import * as Flags from '@oclif/core/flags';
-import { inlineText, type AgentRole, type ListedTask, type RuntimeSnapshot, type Workflow } from '@orange/core';
+import { inlineText, type AgentRole, type ListedTask, type RuntimeSnapshot, type TaskMeta, type Workflow } from '@orange/core';
 import { OrangeCommand } from '../../base-command.js';
 import { projectFlag } from '../../flags.js';
 import { inferProject } from '../../locate.js';
@@ -66,13 +66,15 @@ export default class TaskList extends OrangeCommand {
         return;
       }
       const showProject = scope === undefined;
-      const headers = ['ID', ...(showProject ? ['PROJECT'] : []), 'STATUS', 'BRANCH', 'AGENTS', 'UPDATED', 'SUMMARY'];
+      const showPipeline = sorted.some((t) => 'pipeline_phases' in t.meta);
+      const headers = ['ID', ...(showProject ? ['PROJECT'] : []), 'STATUS', ...(showPipeline ? ['PIPELINE'] : []), 'BRANCH', 'AGENTS', 'UPDATED', 'SUMMARY'];
       const body = sorted.map((t) => {
         const marks = flagsOf.get(t.meta.id);
         return [
           t.meta.id,
           ...(showProject ? [t.meta.project] : []),
           `${t.meta.status}${marks?.attention ? ' !' : ''}${marks?.tampered.length ? ' ⚠' : ''}`,
+          ...(showPipeline ? [pipelineCell(t.meta)] : []),
           clip(t.meta.branch, 40),
           [agents(t.meta), ...(marks?.dead ?? []).map((role) => `✗${role}`)].filter((a) => a !== '-' || !marks?.dead.length).join(' '),
           ago(t.meta.updated_at),
@@ -124,6 +126,17 @@ function attentionLine(attention: Attention): string {
     case 'other':
       return clip(attention.reason, 100);
   }
+}
+
+/** A pipeline task's phase, tier, attempt and cost/budget: `fix 2/2 haiku #1 $0.05/$5.00`. */
+function pipelineCell(meta: TaskMeta): string {
+  if (!('pipeline_phases' in meta)) return '-';
+  const phases = String(meta.pipeline_phases ?? '').split(',').filter(Boolean);
+  const phase = String(meta.phase ?? '');
+  const step = phases.length > 0 && phase ? `${clip(phase, 16)} ${phases.indexOf(phase) + 1}/${phases.length} ` : '';
+  const tier = meta.tier ? `${clip(String(meta.tier), 16)} #${Number(meta.attempt ?? 0)} ` : '';
+  const usd = (v: unknown) => `$${(typeof v === 'number' ? v : 0).toFixed(2)}`;
+  return `${step}${tier}${usd(meta.cost_total_usd)}/${usd(meta.budget_usd)}`;
 }
 
 /** The agents a task should have running that the runtime does not show alive. */

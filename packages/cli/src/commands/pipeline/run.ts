@@ -1,0 +1,26 @@
+import { Args } from '@oclif/core';
+import { inlineText } from '@orange/core';
+import { OrangeCommand } from '../../base-command.js';
+import { projectFlag } from '../../flags.js';
+import { resolveTask } from '../../locate.js';
+
+export default class PipelineRun extends OrangeCommand {
+  static override summary = "Drive a pipeline task until it waits, stops or ends (started by Orange in the task's tmux session).";
+  static override description = 'Runs the classifier, the phases and the checks headless, asking for every transition. Use `orange task resume` to restart a driver that died.';
+  static override hidden = true;
+  static override args = { id: Args.string({ ignoreStdin: true, description: 'Task id.', required: true }) };
+  static override flags = { project: projectFlag };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(PipelineRun);
+    const orange = await this.orange();
+    const task = await resolveTask(orange, args.id, flags.project);
+    const { runPipeline } = await import('@orange/plugin-pipeline');
+    const after = await runPipeline(orange, { project: task.meta.project, id: task.meta.id }).catch((error: unknown) => {
+      // Nobody reads the driver's terminal: the reason it stopped goes to orange.log too.
+      orange.log.error('pipeline driver stopped', { task: task.meta.id, error: error instanceof Error ? error.message : String(error) });
+      throw error;
+    });
+    this.emit({ task: after.meta }, () => this.log(inlineText(`task ${after.meta.id}: pipeline ${after.meta.status}`)));
+  }
+}

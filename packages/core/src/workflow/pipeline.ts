@@ -1,0 +1,97 @@
+import type { WorkflowInput } from './definition.js';
+
+/** Every state a pipeline task passes through with its driver running (stop_pipeline ends it). */
+const RUNNING = ['classifying', 'routing', 'executing', 'retrying', 'escalating', 'verifying'] as const;
+
+/**
+ * Seed 002: classify → route → execute phases → verify, with retries, model-tier escalation, a
+ * budget and a circuit breaker. One process per task (the pipeline driver, started by
+ * `start_pipeline` in the task's tmux session) runs the headless agents and asks for every
+ * transition; conditions that depend on configuration are gates the pipeline plugin registers,
+ * conditions on what the driver recorded are guards. Departures from the seed (docs/workflows.md):
+ * `failed` is reached from `retrying` (circuit breaker) and `escalating` (top tier used up)
+ * instead of `stopped`; `stopped` keeps cancel and budget, may be entered from every running
+ * state (cancel), and is left by `orange task resume`, so it is not terminal.
+ */
+export const pipelineWorkflow: WorkflowInput = {
+  name: 'pipeline',
+  description: 'Seed 002: classify → route → execute phases headless → verify; retry, escalate the model tier, budget, circuit breaker, checkpoint / resume / cancel.',
+  initial: 'created',
+  start: 'classifying',
+  states: {
+    created: { description: 'Task id generated, checkpoint initialized; waiting for a workspace.' },
+    classifying: { agent: 'worker', description: 'Running the intent classifier.' },
+    awaiting_clarification: { description: 'Confidence too low; waiting for `orange task clarify`.' },
+    routing: { agent: 'worker', description: 'Mapping the intent to a pipeline of phases and a model tier.' },
+    executing: { agent: 'worker', description: 'Running the current phase as a headless agent.' },
+    retrying: { agent: 'worker', description: 'A phase or the verification failed; choosing how to retry.' },
+    escalating: { agent: 'worker', description: 'Moving to the next model tier.' },
+    verifying: { agent: 'worker', description: 'Running the configured checks in the worktree.' },
+    completed: { terminal: true, description: 'All phases done, verified.' },
+    failed: { terminal: true, description: 'Retries used up at the top tier, or the circuit breaker tripped.' },
+    stopped: { description: 'Cancelled or over budget; `orange task resume` continues from the checkpoint.' },
+  },
+  transitions: [
+    { from: 'created', to: 'classifying', hooks: ['acquire_workspace', 'start_pipeline'], description: 'read configs, create checkpoint' },
+    { from: 'created', to: 'stopped' },
+    { from: 'classifying', to: 'routing', gate: 'pipeline-confident', description: 'record intent in checkpoint' },
+    { from: 'classifying', to: 'awaiting_clarification', gate: 'pipeline-unsure', description: 'ask for more detail' },
+    { from: 'awaiting_clarification', to: 'classifying', hooks: ['start_pipeline'], description: 're-classify with the added context' },
+    { from: 'awaiting_clarification', to: 'stopped' },
+    { from: 'routing', to: 'executing', gate: 'pipeline-routed', description: 'select pipeline and tier, record in checkpoint' },
+    { from: 'executing', to: 'verifying', gate: 'pipeline-phases-done', description: 'every phase succeeded' },
+    { from: 'executing', to: 'retrying', guard: 'phase_result == "failed"', description: 'phase failed: log it, choose the retry' },
+    { from: 'retrying', to: 'executing', gate: 'pipeline-same-tier', hooks: ['next_attempt'], description: 'attempts left at this tier' },
+    { from: 'retrying', to: 'escalating', gate: 'pipeline-tier-used-up', description: 'attempts at this tier used up' },
+    { from: 'retrying', to: 'failed', gate: 'pipeline-breaker-tripped', hooks: ['stop_pipeline'], description: 'circuit breaker: full diagnostics' },
+    { from: 'escalating', to: 'executing', gate: 'pipeline-higher-tier', hooks: ['escalate_tier'], description: 're-run the phase on the next tier' },
+    { from: 'escalating', to: 'failed', gate: 'pipeline-top-tier', hooks: ['stop_pipeline'], description: 'top tier used up' },
+    { from: 'verifying', to: 'completed', guard: 'verification == "passed"', hooks: ['stop_pipeline', 'release_workspace'] },
+    { from: 'verifying', to: 'retrying', guard: 'verification == "failed"', description: 'feed the check output into the retry' },
+    ...RUNNING.map((from) => ({ from, to: 'stopped', hooks: ['stop_pipeline'], description: 'cancel or budget exceeded: keep the checkpoint' })),
+    ...(['classifying', 'executing', 'verifying'] as const).map((to) => ({ from: 'stopped', to, gate: 'pipeline-resumable', hooks: ['start_pipeline'], description: 'resume from the checkpoint' })),
+  ],
+  // The driver asks for every transition itself; an exit it did not announce (killed) is only
+  // marked, and `orange task resume` restarts it.
+  exit: Object.fromEntries(['created', 'awaiting_clarification', 'stopped', ...RUNNING].map((s) => [s, { otherwise: 'mark' as const }])),
+  create: { created: { hooks: [] } },
+  prompts: {
+    classify: `Classify this coding task by intent.
+
+Task: {summary}
+
+Context:
+{context}
+
+Answer with one JSON object on the last line, nothing after it:
+{"intent": "<one of: {intents}>", "confidence": <0..1>}
+`,
+    phase: `You are running phase "{phase}" ({phase_number} of {phase_count}) of a coding task.
+
+Task: {summary}
+Branch: {branch}
+Phases: {phases}. Done so far: {phases_done}.
+
+Context:
+{context}
+
+Do only this phase's work in this repository and commit it. Do NOT push.
+{feedback}`,
+  },
+  fields: {
+    intent: '',
+    confidence: null,
+    pipeline_phases: '',
+    phase: '',
+    phases_done: '',
+    phase_result: '',
+    attempt: 0,
+    tier: '',
+    consecutive_failures: 0,
+    cost_total_usd: 0,
+    budget_usd: 0,
+    verification: '',
+    last_failure: '',
+    stop_reason: '',
+  },
+};

@@ -1,0 +1,237 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { execa } from 'execa';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Sandbox } from './sandbox.js';
+
+// The pipeline workflow end to end: the driver really runs in the task's tmux session, each
+// phase is a real headless process (pipeline-agent.mjs) that calls the real CLI and reports a
+// cost through the command harness's result file, checks really run in the worktree.
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = resolve(here, '../../..');
+const AGENT = join(here, 'pipeline-agent.mjs');
+const plugin = (dir: string) => JSON.stringify(pathToFileURL(join(root, dir, 'dist/index.js')).href);
+
+type Entry = 'hang' | { ok?: boolean; cost?: number; intent?: string; confidence?: number; write?: string };
+type Plan = Record<string, Entry[]>;
+
+interface Call {
+  phase: string;
+  model: string;
+  prompt: string;
+  seen: string;
+  pid: number;
+}
+
+let box: Sandbox | undefined;
+afterEach(async () => {
+  await box?.cleanup();
+  box = undefined;
+});
+
+/** A sandbox whose projects run the pipeline workflow with the scripted headless agent and `plan`. */
+async function pipelineBox(plan: Plan, options: Record<string, unknown> = {}): Promise<Sandbox> {
+  const b = await Sandbox.create();
+  await writeFile(join(b.dir, 'plan.json'), JSON.stringify(plan));
+  const scripted = {
+    name: 'scripted',
+    headless: [process.execPath, AGENT, '{phase}', '{model}', '{prompt}'],
+    tiers: ['haiku', 'sonnet', 'opus'],
+    env: { PIPELINE_PLAN: join(b.dir, 'plan.json'), PIPELINE_CALLS: join(b.dir, 'calls.jsonl') },
+  };
+  const settings = { intents: { bugfix: { phases: ['reproduce', 'fix'] }, feature: { phases: ['plan', 'implement'] } }, ...options };
+  await writeFile(
+    join(b.dir, 'orange.config.mjs'),
+    [
+      `import { command } from ${plugin('plugins/harness-command')};`,
+      `import { pipeline } from ${plugin('plugins/pipeline')};`,
+      'export default {',
+      "  harness: 'scripted',",
+      "  workflow: 'pipeline',",
+      "  logLevel: 'debug',",
+      `  plugins: [command(${JSON.stringify(scripted)}), pipeline(${JSON.stringify(settings)})],`,
+      '};',
+      '',
+    ].join('\n'),
+  );
+  return b;
+}
+
+async function calls(b: Sandbox): Promise<Call[]> {
+  const text = await readFile(join(b.dir, 'calls.jsonl'), 'utf8').catch(() => '');
+  return text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Call);
+}
+
+async function statuses(b: Sandbox, id: string): Promise<string[]> {
+  return (await b.history(id)).filter((e) => e.type === 'status.changed').map((e) => e.to as string);
+}
+
+async function checkpoint(b: Sandbox, id: string): Promise<Record<string, unknown>> {
+  return JSON.parse(await readFile(join(b.paths.taskDir('demo', id), 'checkpoint.json'), 'utf8')) as Record<string, unknown>;
+}
+
+async function explain(b: Sandbox, id: string): Promise<string> {
+  const history = (await b.history(id)).map((e) => JSON.stringify(e)).join('\n');
+  return `history:\n${history}\ncalls:\n${(await calls(b)).map((c) => `${c.phase} ${c.model} ${JSON.stringify(c.prompt.slice(0, 80))}`).join('\n')}\nlog:\n${(await readFile(join(b.paths.home, 'orange.log'), 'utf8').catch(() => '')).slice(-4000)}`;
+}
+
+/** Waits for the status and for its transition to have finished (the checkpoint is written last). */
+async function finish(b: Sandbox, id: string, status: string, timeoutMs = 60_000) {
+  try {
+    const task = await b.waitForStatus(id, status, timeoutMs);
+    await b.waitFor(`the checkpoint to say ${status}`, async () => (await checkpoint(b, id)).state === status, 10_000);
+    return task;
+  } catch (error) {
+    throw new Error(`${(error as Error).message}\n${await explain(b, id)}`);
+  }
+}
+
+async function create(b: Sandbox, summary = 'fix the login crash'): Promise<string> {
+  return b.createTask([`t-${Math.random().toString(36).slice(2, 8)}`, summary]);
+}
+
+const bugfix = (confidence = 0.9, cost = 0.01): Entry => ({ intent: 'bugfix', confidence, cost });
+
+describe('pipeline workflow, end to end', () => {
+  it('runs a confident task through every phase and verification to completed, recording the cost', async () => {
+    box = await pipelineBox({ classify: [bugfix(0.9, 0.02)], reproduce: [{ cost: 0.03 }], fix: [{ cost: 0.04 }] }, { verify: [['git', 'status', '--short']] });
+    const id = await create(box);
+    const task = await finish(box, id, 'completed');
+    expect(await statuses(box, id)).toEqual(['classifying', 'routing', 'executing', 'verifying', 'completed']);
+    expect((await calls(box)).map((c) => `${c.phase}@${c.model}`)).toEqual(['classify@haiku', 'reproduce@haiku', 'fix@haiku']);
+    // Each headless run asked the real CLI for its task while it ran.
+    expect((await calls(box)).map((c) => c.seen)).toEqual(['classifying', 'executing', 'executing']);
+    expect(task.meta.cost_total_usd).toBeCloseTo(0.09);
+    expect(await checkpoint(box, id), await explain(box, id)).toMatchObject({ state: 'completed', intent: 'bugfix', confidence: 0.9, phases_done: ['reproduce', 'fix'], tier: 'haiku', cost_total_usd: 0.09 });
+    const checks = (await box.history(id)).filter((e) => e.type === 'pipeline.check');
+    expect(checks).toMatchObject([{ argv: ['git', 'status', '--short'], ok: true }]);
+  }, 90_000);
+
+  it('asks for clarification below the confidence threshold, and re-classifies with the answer', async () => {
+    box = await pipelineBox({ classify: [bugfix(0.3), bugfix(0.8)] });
+    const id = await create(box, 'it is broken');
+    await finish(box, id, 'awaiting_clarification');
+    const clarified = await box.orange(['task', 'clarify', id, 'the login form crashes on submit']);
+    expect(clarified.code, clarified.stderr).toBe(0);
+    await finish(box, id, 'completed');
+    expect(await statuses(box, id)).toEqual(['classifying', 'awaiting_clarification', 'classifying', 'routing', 'executing', 'verifying', 'completed']);
+    const classify = (await calls(box)).filter((c) => c.phase === 'classify');
+    expect(classify[1]?.prompt).toContain('Clarification: the login form crashes on submit');
+    expect((await box.task(id)).body).toContain('Clarification: the login form crashes on submit');
+  }, 90_000);
+
+  it('retries a failed phase at the same tier, then passes', async () => {
+    box = await pipelineBox({ classify: [bugfix()], fix: [{ ok: false }, { ok: true }] });
+    const id = await create(box);
+    await finish(box, id, 'completed');
+    expect(await statuses(box, id)).toEqual(['classifying', 'routing', 'executing', 'retrying', 'executing', 'verifying', 'completed']);
+    expect((await calls(box)).filter((c) => c.phase === 'fix').map((c) => c.model)).toEqual(['haiku', 'haiku']);
+    expect((await calls(box)).filter((c) => c.phase === 'fix')[1]?.prompt).toContain('fix failed on haiku');
+  }, 90_000);
+
+  it('escalates haiku → sonnet → opus when failures use up each tier, then passes', async () => {
+    box = await pipelineBox({ classify: [bugfix()], fix: [{ ok: false }, { ok: false }, { ok: true }] }, { attempts: 1, breaker: 10 });
+    const id = await create(box);
+    const task = await finish(box, id, 'completed');
+    expect((await calls(box)).filter((c) => c.phase === 'fix').map((c) => c.model)).toEqual(['haiku', 'sonnet', 'opus']);
+    expect(await statuses(box, id)).toEqual([
+      'classifying', 'routing', 'executing', 'retrying', 'escalating', 'executing', 'retrying', 'escalating', 'executing', 'verifying', 'completed',
+    ]);
+    expect(task.meta.tier).toBe('opus');
+  }, 90_000);
+
+  it('ends failed with diagnostics when the top tier is used up', async () => {
+    box = await pipelineBox({ classify: [bugfix()], fix: [{ ok: false }, { ok: false }, { ok: false }] }, { attempts: 1, breaker: 10 });
+    const id = await create(box);
+    const task = await finish(box, id, 'failed');
+    expect((await statuses(box, id)).slice(-2)).toEqual(['escalating', 'failed']);
+    expect(String(task.meta.last_failure)).toContain('fix failed on opus');
+    expect((await box.history(id)).filter((e) => e.type === 'pipeline.notice')).toMatchObject([{ kind: 'exhausted' }]);
+  }, 90_000);
+
+  it('trips the circuit breaker after 3 consecutive failed runs and ends failed with diagnostics', async () => {
+    box = await pipelineBox({ classify: [bugfix()], fix: [{ ok: false }, { ok: false }, { ok: false }, { ok: true }] }, { attempts: 2, breaker: 3 });
+    const id = await create(box);
+    const task = await finish(box, id, 'failed');
+    expect((await statuses(box, id)).slice(-2)).toEqual(['retrying', 'failed']);
+    expect((await calls(box)).filter((c) => c.phase === 'fix').map((c) => c.model)).toEqual(['haiku', 'haiku', 'sonnet']);
+    expect(task.meta.consecutive_failures).toBe(3);
+    expect((await box.history(id)).filter((e) => e.type === 'pipeline.notice')).toMatchObject([{ kind: 'breaker' }]);
+    expect(await checkpoint(box, id)).toMatchObject({ state: 'failed', current_phase: 'fix', last_failure: expect.stringContaining('fix failed on sonnet') });
+  }, 90_000);
+
+  it('stops a task whose next run would start over budget, and resumes it after the budget is raised', async () => {
+    box = await pipelineBox({ classify: [bugfix(0.9, 0.03)], reproduce: [{ cost: 0.03 }], fix: [{ cost: 0.01 }] }, { budgetUsd: 0.05 });
+    const id = await create(box);
+    const stopped = await finish(box, id, 'stopped');
+    expect(String(stopped.meta.stop_reason)).toContain('budget exceeded');
+    expect((await calls(box)).map((c) => c.phase)).toEqual(['classify', 'reproduce']);
+    const refused = await box.orange(['task', 'resume', id]);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/budget/);
+    const resumed = await box.orange(['task', 'resume', id, '--budget', '1']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const done = await finish(box, id, 'completed');
+    expect((await calls(box)).map((c) => c.phase)).toEqual(['classify', 'reproduce', 'fix']);
+    expect(done.meta.cost_total_usd).toBeCloseTo(0.07);
+    expect(done.meta.budget_usd).toBe(1);
+  }, 90_000);
+
+  it('cancels mid-phase into stopped with a report, then resume re-runs that phase to completed', async () => {
+    box = await pipelineBox({ classify: [bugfix(0.9, 0.02)], reproduce: [{ cost: 0.03 }], fix: ['hang', { cost: 0.01 }] });
+    const id = await create(box);
+    await box.waitFor('the fix phase to start', async () => (await calls(box!)).some((c) => c.phase === 'fix'));
+    const cancel = await box.orange(['task', 'cancel', id, '--yes', '--json']);
+    expect(cancel.code, cancel.stderr).toBe(0);
+    const report = (JSON.parse(cancel.stdout) as { report: unknown }).report;
+    expect(report).toEqual({ id, status: 'stopped', completed: ['reproduce'], in_progress: 'fix', cost_total_usd: 0.05, budget_usd: 5 });
+    expect(await checkpoint(box, id)).toMatchObject({ state: 'stopped', current_phase: 'fix', phases_done: ['reproduce'] });
+    const hung = (await calls(box)).find((c) => c.phase === 'fix')!;
+    await box.waitFor('the hung agent to be gone', async () => !alive(hung.pid), 10_000);
+    const resumed = await box.orange(['task', 'resume', id]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const done = await finish(box, id, 'completed');
+    expect((await calls(box)).map((c) => c.phase)).toEqual(['classify', 'reproduce', 'fix', 'fix']);
+    expect(done.meta.cost_total_usd).toBeCloseTo(0.06);
+  }, 90_000);
+
+  it('resumes a task whose orange process and agent were SIGKILLed mid-phase, counting nothing twice', async () => {
+    box = await pipelineBox({ classify: [bugfix(0.9, 0.02)], reproduce: [{ cost: 0.03 }], fix: ['hang', { cost: 0.01 }] });
+    const id = await create(box);
+    await box.waitFor('the fix phase to start', async () => (await calls(box!)).some((c) => c.phase === 'fix'));
+    const hung = (await calls(box)).find((c) => c.phase === 'fix')!;
+    const driver = await execa('pgrep', ['-f', `pipeline run --project demo ${id}`], { reject: false });
+    const pids = [...String(driver.stdout).split('\n').filter(Boolean).map(Number), hung.pid];
+    expect(pids.length, 'the driver process').toBeGreaterThan(1);
+    for (const pid of pids) process.kill(pid, 'SIGKILL');
+    await box.waitFor('the killed processes to be gone', async () => pids.every((p) => !alive(p)), 10_000);
+    expect((await box.task(id)).meta.status).toBe('executing');
+    const resumed = await box.orange(['task', 'resume', id]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const done = await finish(box, id, 'completed');
+    expect((await calls(box)).map((c) => c.phase)).toEqual(['classify', 'reproduce', 'fix', 'fix']);
+    expect(done.meta.cost_total_usd).toBeCloseTo(0.06);
+  }, 90_000);
+
+  it('feeds a failed verification into the retried phase prompt', async () => {
+    const check = [process.execPath, '-e', "if (!require('fs').existsSync('fixed.txt')) { console.log('CHECK-MARKER: fixed.txt is missing'); process.exit(1) }"];
+    box = await pipelineBox({ classify: [bugfix()], fix: [{ ok: true }, { ok: true, write: 'fixed.txt' }] }, { verify: [check] });
+    const id = await create(box);
+    await finish(box, id, 'completed');
+    expect(await statuses(box, id)).toEqual(['classifying', 'routing', 'executing', 'verifying', 'retrying', 'executing', 'verifying', 'completed']);
+    const fixes = (await calls(box)).filter((c) => c.phase === 'fix');
+    expect(fixes[0]?.prompt).not.toContain('CHECK-MARKER');
+    expect(fixes[1]?.prompt).toContain('CHECK-MARKER: fixed.txt is missing');
+  }, 90_000);
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

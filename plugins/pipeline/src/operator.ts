@@ -1,0 +1,68 @@
+import { OrangeError, parseSections, setSection, type Orange, type Task, type TaskRef, type TransitionResult } from '@orange/core';
+import { writeCheckpoint } from './checkpoint.js';
+import { pipelineOf } from './pipeline.js';
+import { pipelineFields, resumeTarget } from './policy.js';
+
+const RUNNING = new Set(['classifying', 'routing', 'executing', 'retrying', 'escalating', 'verifying']);
+
+async function pipelineTask(orange: Orange, ref: TaskRef): Promise<Task> {
+  pipelineOf(orange);
+  const workflow = await orange.workflowForProject(ref.project);
+  if (workflow.name !== 'pipeline') throw new OrangeError('E_NOT_ALLOWED', `task ${ref.id} runs the ${workflow.name} workflow; only pipeline tasks can be clarified or resumed`);
+  return orange.engine.readVerified(ref);
+}
+
+/**
+ * `orange task clarify`: adds the answer to the task's `## Context` and classifies it again
+ * (awaiting_clarification → classifying).
+ */
+export async function clarifyTask(orange: Orange, ref: TaskRef, answer: string): Promise<TransitionResult> {
+  const text = answer.trim();
+  if (text === '') throw new OrangeError('E_INVALID_INPUT', 'the clarification is empty; say what the task is about');
+  const task = await pipelineTask(orange, ref);
+  if (task.meta.status !== 'awaiting_clarification') {
+    throw new OrangeError('E_NOT_ALLOWED', `task ${ref.id} is ${task.meta.status}; only a task awaiting clarification can be clarified`);
+  }
+  await orange.store.withTaskLock(ref.project, ref.id, async () => {
+    await orange.engine.readVerified(ref);
+    const updated = await orange.store.update(ref.project, ref.id, { confidence: null, intent: '' }, (body) => {
+      const previous = parseSections(body).get('Context');
+      return setSection(body, 'Context', previous ? `${previous}\n\nClarification: ${text}` : `Clarification: ${text}`);
+    });
+    await orange.store.appendHistory(ref.project, ref.id, { type: 'pipeline.clarified', text: text.slice(0, 500) });
+    await writeCheckpoint(orange.paths, updated.meta);
+  });
+  return orange.engine.transition(ref, 'classifying', { cause: 'request', expectFrom: 'awaiting_clarification' });
+}
+
+/**
+ * `orange task resume`: continues a stopped pipeline task from its checkpoint, or one whose driver
+ * died in a running state (killed, machine restarted): that one is stopped first, then resumed,
+ * so the phase in progress runs again. `budgetUsd` raises the task's budget first.
+ */
+export async function resumeTask(orange: Orange, ref: TaskRef, options: { budgetUsd?: number } = {}): Promise<TransitionResult> {
+  let task = await pipelineTask(orange, ref);
+  const status = task.meta.status;
+  if (RUNNING.has(status)) {
+    const runtime = orange.maybeSlot('runtime');
+    if (runtime && (await runtime.snapshot()).isAlive(task.meta, 'worker')) {
+      throw new OrangeError('E_NOT_ALLOWED', `task ${ref.id} is ${status} and its pipeline is still running`);
+    }
+    await orange.engine.transition(ref, 'stopped', { cause: 'request', reason: 'resume: the pipeline driver is not running', expectFrom: status });
+  } else if (status !== 'stopped') {
+    throw new OrangeError('E_NOT_ALLOWED', `task ${ref.id} is ${status}; only a stopped pipeline task (or one whose run died) can be resumed`);
+  }
+  if (options.budgetUsd !== undefined) {
+    if (!(options.budgetUsd > 0)) throw new OrangeError('E_INVALID_INPUT', `the budget must be a positive number of USD, not ${options.budgetUsd}`);
+    task = await orange.store.withTaskLock(ref.project, ref.id, async () => {
+      await orange.engine.readVerified(ref);
+      const updated = await orange.store.update(ref.project, ref.id, { budget_usd: options.budgetUsd });
+      await writeCheckpoint(orange.paths, updated.meta);
+      return updated;
+    });
+  } else {
+    task = await orange.engine.readVerified(ref);
+  }
+  const fields = pipelineFields(task.meta);
+  return orange.engine.transition(ref, resumeTarget(fields), { cause: 'request', reason: 'resume', expectFrom: 'stopped' });
+}

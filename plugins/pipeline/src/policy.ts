@@ -1,0 +1,84 @@
+import type { TaskMeta } from '@orange/core';
+import type { PipelineSettings } from './options.js';
+
+/** The pipeline's own fields as the driver reads them from a task. */
+export interface PipelineFields {
+  readonly intent: string;
+  readonly confidence: number | null;
+  readonly phases: readonly string[];
+  readonly phase: string;
+  readonly phasesDone: readonly string[];
+  readonly phaseResult: string;
+  readonly attempt: number;
+  readonly tier: string;
+  readonly consecutiveFailures: number;
+  readonly costTotalUsd: number;
+  readonly budgetUsd: number;
+  readonly verification: string;
+  readonly lastFailure: string;
+  readonly stopReason: string;
+}
+
+const list = (value: unknown): string[] => (typeof value === 'string' && value !== '' ? value.split(',') : []);
+const num = (value: unknown, fallback: number): number => (typeof value === 'number' && Number.isFinite(value) ? value : fallback);
+const str = (value: unknown): string => (typeof value === 'string' ? value : '');
+
+/** Reads the pipeline fields from frontmatter (missing ones take their defaults). Pure. */
+export function pipelineFields(meta: TaskMeta): PipelineFields {
+  return {
+    intent: str(meta.intent),
+    confidence: typeof meta.confidence === 'number' ? meta.confidence : null,
+    phases: list(meta.pipeline_phases),
+    phase: str(meta.phase),
+    phasesDone: list(meta.phases_done),
+    phaseResult: str(meta.phase_result),
+    attempt: num(meta.attempt, 0),
+    tier: str(meta.tier),
+    consecutiveFailures: num(meta.consecutive_failures, 0),
+    costTotalUsd: num(meta.cost_total_usd, 0),
+    budgetUsd: num(meta.budget_usd, 0),
+    verification: str(meta.verification),
+    lastFailure: str(meta.last_failure),
+    stopReason: str(meta.stop_reason),
+  };
+}
+
+/** The tier list for a harness: the config's, else the harness's own, else one unnamed tier (its default model). */
+export function tiersFor(settings: PipelineSettings, harness: string, own: readonly string[]): readonly string[] {
+  const configured = settings.tiers[harness];
+  if (configured && configured.length > 0) return configured;
+  return own.length > 0 ? own : [''];
+}
+
+/** The route for an intent: its phases and the starting tier. Pure. */
+export function routeFor(settings: PipelineSettings, intent: string, tiers: readonly string[]): { intent: string; phases: string[]; tier: string } {
+  const name = intent in settings.intents ? intent : (settings.defaultIntent ?? Object.keys(settings.intents)[0] ?? intent);
+  const route = settings.intents[name];
+  const tier = route?.tier !== undefined && tiers.includes(route.tier) ? route.tier : (tiers[0] ?? '');
+  return { intent: name, phases: [...(route?.phases ?? [])], tier };
+}
+
+/** What `retrying` leads to after a failed run: seed 002's order, breaker first. Pure. */
+export function afterFailure(settings: PipelineSettings, fields: PipelineFields): 'failed' | 'executing' | 'escalating' {
+  if (fields.consecutiveFailures >= settings.breaker) return 'failed';
+  if (fields.attempt < settings.attempts) return 'executing';
+  return 'escalating';
+}
+
+/** The tier after `tier`, or null at the top. Pure. */
+export function nextTier(tiers: readonly string[], tier: string): string | null {
+  const index = tiers.indexOf(tier);
+  return index >= 0 && index + 1 < tiers.length ? (tiers[index + 1] as string) : null;
+}
+
+/** Whether the next run may start: it may not once the cost reached the budget. Pure. */
+export function overBudget(fields: PipelineFields): boolean {
+  return fields.budgetUsd > 0 && fields.costTotalUsd >= fields.budgetUsd;
+}
+
+/** Where `orange task resume` continues a stopped task: from the checkpoint's progress. Pure. */
+export function resumeTarget(fields: PipelineFields): 'classifying' | 'executing' | 'verifying' {
+  if (fields.phases.length === 0) return 'classifying';
+  if (fields.phasesDone.length >= fields.phases.length) return 'verifying';
+  return 'executing';
+}
