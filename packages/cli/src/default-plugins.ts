@@ -3,14 +3,17 @@ import { github } from '@orange/plugin-github';
 import { claude } from '@orange/harness-claude';
 import { codex } from '@orange/harness-codex';
 import { command } from '@orange/harness-command';
+import { gemini } from '@orange/harness-gemini';
+import { opencode } from '@orange/harness-opencode';
+import { pi } from '@orange/harness-pi';
 import { tmux } from '@orange/plugin-tmux';
 import { worktreePool } from '@orange/plugin-worktree-pool';
 
 /**
  * What Orange runs on when the config does not say `defaults: false`: tmux, the worktree pool,
- * the three harnesses (claude, codex, command — the first installed one is used) and GitHub.
- * A config plugin with the same name replaces the built-in one.
+ * the harnesses (claude, codex, pi, opencode, gemini, command — the first installed one is used)
+ * and GitHub. A config plugin with the same name replaces the built-in one.
  */
 export function defaultPlugins(): OrangePlugin[] {
-  return [tmux(), worktreePool(), claude(), codex(), command(), github()];
+  return [tmux(), worktreePool(), claude(), codex(), pi(), opencode(), gemini(), command(), github()];
 }

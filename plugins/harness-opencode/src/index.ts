@@ -1,0 +1,2 @@
+export { opencode, opencodeArgv, opencodeConfigDir, type OpencodeOptions } from './opencode.js';
+export { writeOpencodeConfig, reviewerConfigContent, ALLOWED_BASH, REVIEWER_DENIED_BASH, type OpencodeConfigInput } from './opencode-config.js';
