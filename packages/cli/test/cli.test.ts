@@ -1,5 +1,6 @@
+import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import type { LogRecord } from '@orange/core';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,16 +13,43 @@ beforeAll(async () => {
 afterAll(() => box?.cleanup());
 
 describe('orange install', () => {
-  it("writes the skill to $HOME/.claude and $HOME/.codex, skipping harnesses without a skills directory", async () => {
-    const out = await box.json<{ installed: Array<{ harness: string; file: string }>; skipped: string[] }>(['install']);
+  /** A PATH where exactly these agent CLIs are installed (stand-ins), next to node. */
+  async function pathWith(names: string[]): Promise<string> {
+    const bin = join(box.dir, `bin-${names.join('-')}`);
+    await mkdir(bin, { recursive: true });
+    for (const name of names) await writeFile(join(bin, name), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    return [bin, dirname(process.execPath)].join(delimiter);
+  }
+
+  it('writes the skill for each installed harness only, skipping the others and those without a skills directory', async () => {
+    const PATH = await pathWith(['claude', 'codex', 'opencode']);
+    const out = await box.json<{ installed: Array<{ harness: string; file: string }>; skipped: string[]; notInstalled: string[] }>(['install'], { env: { PATH } });
     const claude = join(box.home, '.claude/skills/orange/SKILL.md');
     const codex = join(box.home, '.codex/skills/orange/SKILL.md');
+    const opencode = join(box.home, '.config/opencode/skills/orange/SKILL.md');
     expect(out.installed).toEqual([
       { harness: 'claude', file: claude },
       { harness: 'codex', file: codex },
+      { harness: 'opencode', file: opencode },
     ]);
+    expect(out.notInstalled).toEqual(['pi', 'gemini']);
     expect(out.skipped).toEqual(expect.arrayContaining(['idle', 'scripted']));
-    for (const file of [claude, codex]) expect(await readFile(file, 'utf8')).toMatch(/^---\nname: orange\ndescription: .+\n---\n/);
+    for (const file of [claude, codex, opencode]) expect(await readFile(file, 'utf8')).toMatch(/^---\nname: orange\ndescription: .+\n---\n/);
+    for (const dir of ['.pi', '.gemini']) expect(existsSync(join(box.home, dir)), dir).toBe(false);
+    const human = await box.orange(['install'], { env: { PATH } });
+    expect(human.stdout).toContain('not installed (skipped; name one with --harness to install anyway): pi, gemini');
+  });
+
+  it('--harness installs for a harness whose CLI is missing, in its own skills directory', async () => {
+    const PATH = await pathWith([]);
+    for (const [harness, file] of [
+      ['pi', '.pi/agent/skills/orange/SKILL.md'],
+      ['gemini', '.gemini/skills/orange/SKILL.md'],
+    ] as const) {
+      const out = await box.json<{ installed: Array<{ harness: string; file: string }> }>(['install', '--harness', harness], { env: { PATH } });
+      expect(out.installed).toEqual([{ harness, file: join(box.home, file) }]);
+      expect(await readFile(join(box.home, file), 'utf8')).toContain('name: orange');
+    }
   });
 
   it('running it again restores an edited skill; --harness limits it to one harness', async () => {

@@ -6,8 +6,9 @@ import { OrangeCommand } from '../base-command.js';
 import { SKILL_MARKDOWN, SKILL_NAME } from '../skill.js';
 
 export default class Install extends OrangeCommand {
-  static override summary = 'Install the Orange agent skill for each harness (e.g. ~/.claude/skills/orange/SKILL.md).';
-  static override description = 'The skill tells workers, reviewers and an orchestrating agent how to work with Orange. Running it again updates the files.';
+  static override summary = 'Install the Orange agent skill for each installed harness (e.g. ~/.claude/skills/orange/SKILL.md).';
+  static override description =
+    'The skill tells workers, reviewers and an orchestrating agent how to work with Orange. Harnesses whose CLI is not installed are skipped unless named with --harness. Running it again updates the files.';
   static override examples = ['<%= config.bin %> install', '<%= config.bin %> install --harness claude'];
   static override flags = {
     harness: Flags.string({ description: 'Only this harness.' }),
@@ -22,9 +23,15 @@ export default class Install extends OrangeCommand {
     }
     const installed: Array<{ harness: string; file: string }> = [];
     const skipped: string[] = [];
+    const notInstalled: string[] = [];
     for (const harness of harnesses) {
       if (!harness.skillsDir) {
         skipped.push(harness.name);
+        continue;
+      }
+      // Unasked, only the agent CLIs on this machine get the skill: no dot-directories for the others.
+      if (flags.harness === undefined && !(await harness.installed())) {
+        notInstalled.push(harness.name);
         continue;
       }
       const dir = join(harness.skillsDir, SKILL_NAME);
@@ -37,8 +44,9 @@ export default class Install extends OrangeCommand {
       throw new OrangeError('E_HARNESS', `harness ${flags.harness} has no skills directory; nothing to install`);
     }
     orange.log.info('skill installed', { files: installed.map((i) => i.file) });
-    this.emit({ installed, skipped }, () => {
+    this.emit({ installed, skipped, notInstalled }, () => {
       for (const i of installed) this.log(inlineText(`${i.harness}: wrote ${i.file}`));
+      if (notInstalled.length) this.log(inlineText(`not installed (skipped; name one with --harness to install anyway): ${notInstalled.join(', ')}`));
       if (skipped.length) this.log(inlineText(`no skills directory (skipped): ${skipped.join(', ')}`));
     });
   }
