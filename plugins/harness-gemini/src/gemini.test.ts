@@ -16,8 +16,9 @@ async function tempDir(): Promise<string> {
   return dir;
 }
 
+let home = '';
 async function harness(plugin = gemini()): Promise<Harness> {
-  const home = await tempDir();
+  home = await tempDir();
   const orange = await Orange.create({ defaults: false, plugins: [noopActions(), plugin] }, { paths: new OrangePaths(home) });
   return orange.harnesses.get('gemini')!;
 }
@@ -53,6 +54,13 @@ describe('gemini harness', () => {
       '--',
       'do the task',
     ]);
+  });
+
+  it('says in the log that it ignored the effort', async () => {
+    const h = await harness();
+    h.command(request({ effort: 'high', role: 'reviewer' }));
+    const records = (await readFile(new OrangePaths(home).logFile, 'utf8')).trim().split('\n').map((line) => JSON.parse(line));
+    expect(records).toContainEqual(expect.objectContaining({ level: 'warn', component: 'gemini', msg: 'effort ignored: the Gemini CLI has no effort setting', effort: 'high', role: 'reviewer' }));
   });
 
   it('keeps a prompt starting with a dash as the prompt', async () => {

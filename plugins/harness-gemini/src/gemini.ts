@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { definePlugin, parsePluginOptions, type Harness, type HarnessRequest, type OrangePlugin, findExecutable } from '@orange/core';
+import { definePlugin, parsePluginOptions, type Harness, type HarnessRequest, type Logger, type OrangePlugin, findExecutable } from '@orange/core';
 import { z } from 'zod';
 import { REVIEWER_POLICY_PATH, writeReviewerPolicy } from './reviewer-policy.js';
 
@@ -48,12 +48,12 @@ export function gemini(options: GeminiOptions = {}): OrangePlugin {
   return definePlugin({
     name: 'gemini',
     apply(orange) {
-      orange.registerHarness(geminiHarness(parsed));
+      orange.registerHarness(geminiHarness(parsed, orange.log.child('gemini')));
     },
   });
 }
 
-function geminiHarness(options: ResolvedGeminiOptions): Harness {
+function geminiHarness(options: ResolvedGeminiOptions, log: Logger): Harness {
   let installed: boolean | undefined;
   return {
     name: 'gemini',
@@ -66,6 +66,8 @@ function geminiHarness(options: ResolvedGeminiOptions): Harness {
       return installed;
     },
     command(request) {
+      // Said in the log rather than refused: the task's effort may be meant for its other agent.
+      if (request.effort) log.warn('effort ignored: the Gemini CLI has no effort setting', { task: request.task.id, role: request.role, effort: request.effort });
       return { argv: geminiArgv(options, request) };
     },
     async prepare(workspace, request) {
