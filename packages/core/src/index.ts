@@ -55,6 +55,10 @@ export {
   type Harness,
   type HarnessRequest,
   type HarnessCommand,
+  type HeadlessRequest,
+  type HeadlessRun,
+  type HeadlessResult,
+  type HeadlessRunner,
   type Scm,
   type MergeOptions,
   type PullRequestState,
@@ -83,6 +87,7 @@ export {
 } from './store/names.js';
 export { Monitor, type MonitorOptions, type MonitorReport } from './monitor.js';
 export { findExecutable } from './executable.js';
+export { headlessData } from './headless-data.js';
 export { inlineText, blockText, oneLineSummary, terminalJson } from './terminal-text.js';
 export { listProcesses, processesInside, processTree, withAncestors, type ProcessEntry } from './process-table.js';
 export { stopProcesses, type StopTimings } from './process-stop.js';

@@ -103,6 +103,57 @@ export interface HarnessCommand {
   readonly env?: Readonly<Record<string, string>>;
 }
 
+/**
+ * What a harness is asked to run headless: one non-interactive agent run (a pipeline's classifier
+ * or one phase) that works in the worktree, prints its result and exits.
+ */
+export interface HeadlessRequest {
+  readonly task: TaskMeta;
+  readonly prompt: string;
+  readonly workspace: string;
+  /** The model tier for this run, passed as the harness's model flag; null: the harness's default. */
+  readonly model: string | null;
+  /** What is being run: `classify` or the phase name (`plan`, `implement`, …). */
+  readonly phase: string;
+  /**
+   * A file the run may write its result to as JSON (`{ "ok", "cost_usd", "intent", "confidence", "output" }`);
+   * harnesses that report on stdout ignore it. Passed to the process as `ORANGE_RESULT_FILE`.
+   */
+  readonly resultFile: string;
+}
+
+/** What a headless run left behind, for the harness to read its outcome from. */
+export interface HeadlessRun {
+  readonly exitCode: number;
+  readonly stdout: string;
+  readonly stderr: string;
+  /** The result file's text, or null when the run wrote none. */
+  readonly resultFile: string | null;
+  readonly model: string | null;
+}
+
+/** The outcome of a headless run as the harness reports it. */
+export interface HeadlessResult {
+  /** The run says it succeeded (exit code and the CLI's own error flag). */
+  readonly ok: boolean;
+  /** The agent's final text (its answer, or why it failed). */
+  readonly output: string;
+  /** What the run cost, as the CLI reports it (or computed from its token usage); 0 when unknown. */
+  readonly costUsd: number;
+  /** Structured fields the agent reported (e.g. `intent`, `confidence` from a classifier). */
+  readonly data: Readonly<Record<string, unknown>>;
+}
+
+/** How a harness runs one agent headless (no terminal, one shot). Optional: not every CLI can. */
+export interface HeadlessRunner {
+  /** The argv (never a shell string) and extra environment of the run. */
+  command(request: HeadlessRequest): HarnessCommand;
+  /** Reads the run's outcome, cost included, from what it printed and wrote. Pure. */
+  result(run: HeadlessRun): HeadlessResult;
+  /** The model tiers from cheapest to strongest, used when the config names none for this harness. */
+  readonly tiers: readonly string[];
+}
+
 /** A harness: how to run one agent CLI (Claude Code, Codex, a script, …). */
 export interface Harness {
   readonly name: string;
@@ -115,6 +166,8 @@ export interface Harness {
   prepare?(workspace: string, request: HarnessRequest): Promise<void>;
   /** Where `orange install` writes the agent skill, if this harness has skills. */
   readonly skillsDir?: string;
+  /** One-shot, non-interactive runs (the `pipeline` workflow's classifier and phases). */
+  readonly headless?: HeadlessRunner;
 }
 
 export type PullRequestState = 'open' | 'merged' | 'closed';

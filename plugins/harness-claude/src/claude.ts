@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { definePlugin, parsePluginOptions, type Harness, type HarnessRequest, type OrangePaths, type OrangePlugin, findExecutable } from '@orange/core';
 import { z } from 'zod';
 import { writeClaudeSettings } from './settings.js';
+import { CLAUDE_TIERS, claudeHeadlessArgv, claudeHeadlessResult } from './headless.js';
 
 const ClaudeOptionsSchema = z
   .object({
@@ -66,6 +67,11 @@ function claudeHarness(options: ResolvedClaudeOptions, paths: OrangePaths): Harn
     },
     async prepare(workspace, request) {
       await writeClaudeSettings(workspace, { taskDir: paths.taskDir(request.task.project, request.task.id) });
+    },
+    headless: {
+      tiers: CLAUDE_TIERS,
+      command: (request) => ({ argv: claudeHeadlessArgv(options.bin, options.extraArgs, { ...request, model: request.model ?? options.model ?? null }) }),
+      result: claudeHeadlessResult,
     },
   };
 }

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { definePlugin, parsePluginOptions, type Harness, type HarnessRequest, type OrangePlugin, findExecutable } from '@orange/core';
 import { z } from 'zod';
 import { gitCommonDir } from './git-common-dir.js';
+import { CODEX_TIERS, codexHeadlessArgv, codexHeadlessResult } from './headless.js';
 
 const CodexOptionsSchema = z
   .object({
@@ -12,6 +13,12 @@ const CodexOptionsSchema = z
     model: z.string().min(1).optional(),
     /** Appended before the prompt, as given. */
     extraArgs: z.array(z.string()).default([]),
+    /** Model tiers for the pipeline's escalation, cheapest first. */
+    tiers: z.array(z.string().min(1)).min(1).default([...CODEX_TIERS]),
+    /** USD per million tokens per model, to turn the token usage Codex reports into a cost. */
+    prices: z
+      .record(z.string(), z.object({ input: z.number().nonnegative(), cachedInput: z.number().nonnegative().optional(), output: z.number().nonnegative() }).strict())
+      .default({}),
   })
   .strict();
 
@@ -31,7 +38,7 @@ export interface CodexSandboxDirs {
  * (`--sandbox workspace-write`, the CLI's replacement for the removed `--full-auto`) instead of
  * bypassing approvals and the sandbox.
  */
-export function codexArgv(options: ResolvedCodexOptions, request: HarnessRequest, sandbox: CodexSandboxDirs): string[] {
+export function codexArgv(options: Pick<ResolvedCodexOptions, 'bin' | 'model' | 'extraArgs'>, request: HarnessRequest, sandbox: CodexSandboxDirs): string[] {
   const argv = [options.bin, 'exec'];
   if (request.respawn) {
     argv.push('--sandbox', 'workspace-write', '--add-dir', sandbox.orangeHome);
@@ -74,6 +81,11 @@ function codexHarness(options: ResolvedCodexOptions, orangeHome: string): Harnes
     command(request) {
       const sandbox = { orangeHome, gitCommonDir: request.respawn ? gitCommonDir(request.workspace) : null };
       return { argv: codexArgv(options, request, sandbox) };
+    },
+    headless: {
+      tiers: options.tiers,
+      command: (request) => ({ argv: codexHeadlessArgv(options.bin, options.extraArgs, { ...request, model: request.model ?? options.model ?? null }) }),
+      result: (run) => codexHeadlessResult(run, options.prices),
     },
   };
 }

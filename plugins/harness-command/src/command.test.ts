@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Orange, OrangePaths, newTaskMeta, noopActions, type Harness, type HarnessRequest } from '@orange/core';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
-import { command } from './index.js';
+import { command, commandHeadlessResult } from './index.js';
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -95,5 +95,28 @@ describe('command harness', () => {
     expect(() => command({ worker: [] })).toThrow(/plugin command: option "worker"/);
     expect(() => command({ worker: ['a'], name: '../x' })).toThrow(/option "name"/);
     expect(() => command({ worker: ['a'], shell: true } as never)).toThrow(/plugin command/);
+  });
+});
+
+describe('command harness, headless runs', () => {
+  it('has no headless runner unless a headless argv is configured', async () => {
+    expect((await harnessesOf(command({ worker: ['w'] }))).get('command')!.headless).toBeUndefined();
+  });
+
+  it('substitutes model, phase and result file besides the other placeholders', async () => {
+    const h = (await harnessesOf(command({ headless: ['agent', '{phase}', '{model}', '{result_file}', '{task_id}', '{prompt}'], tiers: ['small', 'big'] }))).get('command')!;
+    const task = request().task;
+    expect(h.headless!.tiers).toEqual(['small', 'big']);
+    expect(h.headless!.command({ task, prompt: 'p {model}', workspace: '/w', model: 'big', phase: 'fix', resultFile: '/r.json' }).argv).toEqual([
+      'agent', 'fix', 'big', '/r.json', 'a'.repeat(21), 'p {model}',
+    ]);
+  });
+
+  it('reads ok, cost and data from the result file, else from the exit code and stdout', () => {
+    expect(commandHeadlessResult({ exitCode: 0, stdout: 'x', stderr: '', resultFile: '{"ok":false,"cost_usd":0.3,"output":"tests fail","intent":"bugfix"}', model: null })).toEqual({
+      ok: false, output: 'tests fail', costUsd: 0.3, data: { intent: 'bugfix' },
+    });
+    expect(commandHeadlessResult({ exitCode: 0, stdout: 'all good\n', stderr: '', resultFile: null, model: null })).toEqual({ ok: true, output: 'all good', costUsd: 0, data: {} });
+    expect(commandHeadlessResult({ exitCode: 2, stdout: '', stderr: 'boom', resultFile: null, model: null })).toMatchObject({ ok: false, output: 'boom' });
   });
 });

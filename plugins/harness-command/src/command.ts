@@ -1,4 +1,4 @@
-import { OrangeError, definePlugin, parsePluginOptions, type Harness, type HarnessRequest, type OrangePlugin, findExecutable } from '@orange/core';
+import { OrangeError, definePlugin, headlessData, parsePluginOptions, type Harness, type HarnessRequest, type HeadlessRequest, type HeadlessResult, type HeadlessRun, type OrangePlugin, findExecutable } from '@orange/core';
 import { z } from 'zod';
 
 const argvSchema = z.array(z.string().min(1, 'must not contain empty strings')).min(1, 'must name a program');
@@ -16,6 +16,13 @@ const CommandOptionsSchema = z
     reviewer: argvSchema.optional(),
     /** Extra environment for the agent process (on top of the runtime's ORANGE_* variables). */
     env: z.record(z.string(), z.string()).default({}),
+    /**
+     * Argv for headless runs (the pipeline workflow's classifier and phases); adds the placeholders
+     * `{model}`, `{phase}` and `{result_file}`. Without it the harness cannot run pipeline tasks.
+     */
+    headless: argvSchema.optional(),
+    /** Model tiers for the pipeline's escalation, cheapest first (given to the run as `{model}`). */
+    tiers: z.array(z.string().min(1)).default([]),
   })
   .strict();
 
@@ -31,7 +38,7 @@ const PLACEHOLDER = /\{([a-z_]+)\}/g;
  * mentions `{branch}`) is never substituted again. Unknown placeholders are left as written.
  */
 export function substitutePlaceholders(argv: readonly string[], request: HarnessRequest): string[] {
-  const values: Record<(typeof COMMAND_PLACEHOLDERS)[number], string> = {
+  const values: Record<string, string> = {
     prompt: request.prompt,
     task_id: request.task.id,
     project: request.task.project,
@@ -40,10 +47,50 @@ export function substitutePlaceholders(argv: readonly string[], request: Harness
     status: request.task.status,
     review_round: String(request.task.review_round),
     workspace: request.workspace,
+  } satisfies Record<(typeof COMMAND_PLACEHOLDERS)[number], string>;
+  return substitute(argv, values);
+}
+
+/** Placeholders a headless argv may use besides the others (`role` is `worker`). */
+export const HEADLESS_PLACEHOLDERS = ['model', 'phase', 'result_file'] as const;
+
+/** Substitutes a headless argv: the placeholders of `substitutePlaceholders` plus `{model}`, `{phase}`, `{result_file}`. */
+export function substituteHeadlessPlaceholders(argv: readonly string[], request: HeadlessRequest): string[] {
+  return substitute(argv, {
+    prompt: request.prompt,
+    task_id: request.task.id,
+    project: request.task.project,
+    branch: request.task.branch,
+    role: 'worker',
+    status: request.task.status,
+    review_round: String(request.task.review_round),
+    workspace: request.workspace,
+    model: request.model ?? '',
+    phase: request.phase,
+    result_file: request.resultFile,
+  });
+}
+
+function substitute(argv: readonly string[], values: Readonly<Record<string, string>>): string[] {
+  return argv.map((element) => element.replace(PLACEHOLDER, (whole, key: string) => (Object.hasOwn(values, key) ? (values[key] as string) : whole)));
+}
+
+/**
+ * A command's headless outcome: the result file (`ORANGE_RESULT_FILE`) when it wrote one
+ * (`{ "ok": true, "cost_usd": 0.02, "output": "…", … }`, any other field is data), else the
+ * exit code and stdout. `ok` defaults to "exited 0".
+ */
+export function commandHeadlessResult(run: HeadlessRun): HeadlessResult {
+  const written = run.resultFile === null ? null : headlessData(run.resultFile);
+  const reported = written ?? headlessData(run.stdout);
+  const { ok, cost_usd: cost, output, ...data } = reported;
+  const text = typeof output === 'string' ? output : run.exitCode === 0 ? run.stdout.trim() : run.stderr.trim() || run.stdout.trim();
+  return {
+    ok: run.exitCode === 0 && ok !== false,
+    output: (text || `exited with code ${run.exitCode}`).slice(0, 4000),
+    costUsd: typeof cost === 'number' && Number.isFinite(cost) && cost >= 0 ? cost : 0,
+    data,
   };
-  return argv.map((element) =>
-    element.replace(PLACEHOLDER, (whole, key: string) => (Object.hasOwn(values, key) ? values[key as keyof typeof values] : whole)),
-  );
 }
 
 /**
@@ -62,7 +109,7 @@ export function command(options: CommandOptions = {}): OrangePlugin {
 }
 
 function commandHarness(options: z.output<typeof CommandOptionsSchema>): Harness {
-  const { name, worker, env } = options;
+  const { name, worker, env, headless, tiers } = options;
   const reviewer = options.reviewer ?? worker;
   let installed: boolean | undefined;
   return {
@@ -83,5 +130,14 @@ function commandHarness(options: z.output<typeof CommandOptionsSchema>): Harness
       }
       return { argv: substitutePlaceholders(argv, request), env: { ...env } };
     },
+    ...(headless
+      ? {
+          headless: {
+            tiers,
+            command: (request: HeadlessRequest) => ({ argv: substituteHeadlessPlaceholders(headless, request), env: { ...env } }),
+            result: commandHeadlessResult,
+          },
+        }
+      : {}),
   };
 }

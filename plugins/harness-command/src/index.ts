@@ -1,1 +1,1 @@
-export { command, substitutePlaceholders, COMMAND_PLACEHOLDERS, type CommandOptions } from './command.js';
+export { command, substitutePlaceholders, substituteHeadlessPlaceholders, commandHeadlessResult, COMMAND_PLACEHOLDERS, HEADLESS_PLACEHOLDERS, type CommandOptions } from './command.js';
