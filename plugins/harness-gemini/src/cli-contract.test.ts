@@ -2,10 +2,11 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { newTaskMeta, type HarnessRequest, findExecutable } from '@orange/core';
+import { newTaskMeta, type HarnessRequest, type HeadlessRequest, findExecutable } from '@orange/core';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { geminiArgv, geminiDir } from './gemini.js';
+import { geminiHeadlessArgv, geminiHeadlessResult } from './headless.js';
 import { writeReviewerPolicy } from './reviewer-policy.js';
 
 /** The real CLI: on PATH, or under $ORANGE_AGENT_CLI_DIR (a dir, its bin/, or an npm prefix). */
@@ -21,7 +22,11 @@ function locateCli(bin: string): string | null {
 
 const task = newTaskMeta({ id: 'h'.repeat(21), project: 'demo', branch: 'x', status: 'working' });
 
-/** Every option Orange passes, in any role / respawn / effort / model combination. */
+function headlessRequest(workspace: string): HeadlessRequest {
+  return { task, prompt: 'p', workspace, model: 'gemini-2.5-flash', phase: 'classify', resultFile: join(workspace, 'result.json') };
+}
+
+/** Every option Orange passes, in any role / respawn / effort / model combination, and headless. */
 function flagsOrangePasses(): string[] {
   const flags = new Set<string>();
   for (const role of ['worker', 'reviewer'] as const) {
@@ -31,6 +36,8 @@ function flagsOrangePasses(): string[] {
       for (const arg of argv.slice(1, argv.indexOf('--'))) if (arg.startsWith('-')) flags.add(arg);
     }
   }
+  // The headless prompt is `--prompt=<text>`: the flag is the part before "=".
+  for (const arg of geminiHeadlessArgv({ bin: 'gemini', extraArgs: [] }, headlessRequest('/tmp')).slice(1)) if (arg.startsWith('-')) flags.add(arg.split('=')[0] as string);
   return [...flags];
 }
 
@@ -39,6 +46,10 @@ if (!cli) console.warn('gemini CLI contract test skipped: gemini is not on PATH 
 
 /** Runs gemini with a throwaway HOME and no credentials from this environment, so it stops before any request. */
 async function runGemini(args: string[], home: string, cwd = home): Promise<string> {
+  return (await runGeminiFully(args, home, cwd)).all;
+}
+
+async function runGeminiFully(args: string[], home: string, cwd = home): Promise<{ exitCode: number; stdout: string; stderr: string; all: string }> {
   const result = await execa(cli as string, args, {
     cwd,
     env: { PATH: process.env.PATH ?? '', HOME: home },
@@ -48,7 +59,7 @@ async function runGemini(args: string[], home: string, cwd = home): Promise<stri
     all: true,
     timeout: 60_000,
   });
-  return result.all ?? '';
+  return { exitCode: result.exitCode ?? 1, stdout: result.stdout, stderr: result.stderr, all: result.all ?? '' };
 }
 
 async function withHome<T>(run: (home: string) => Promise<T>): Promise<T> {
@@ -68,6 +79,7 @@ describe('gemini CLI contract', () => {
       expect(missing, help).toEqual([]);
       expect(help).toMatch(/--approval-mode[^\n]*"yolo"/);
       expect(help).toMatch(/--approval-mode[^\n]*"auto_edit"/);
+      expect(help).toMatch(/--output-format[^\n]*"json"/);
     });
   }, 90_000);
 
@@ -93,6 +105,15 @@ describe('gemini CLI contract', () => {
       const output = await runGemini(['skills', 'list'], home);
       expect(output).toMatch(/^orange\b/m);
       expect(output).toContain(join(dir, 'SKILL.md'));
+    });
+  }, 90_000);
+
+  it.skipIf(!cli)('a headless run without credentials reads as failed, with the CLI’s JSON error', async () => {
+    await withHome(async (home) => {
+      const argv = geminiHeadlessArgv({ bin: 'gemini', extraArgs: [] }, headlessRequest(home));
+      const run = await runGeminiFully(argv.slice(1), home);
+      const result = geminiHeadlessResult({ ...run, resultFile: null, model: null });
+      expect(result, run.all).toMatchObject({ ok: false, output: expect.stringMatching(/auth method/i) });
     });
   }, 90_000);
 });

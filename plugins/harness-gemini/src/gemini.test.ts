@@ -110,6 +110,14 @@ describe('gemini harness', () => {
     expect(await (await harness(gemini({ bin: 'sh' }))).installed()).toBe(true);
   });
 
+  it('offers headless runs on its tiers, falling back to the model option when a run names none', async () => {
+    const h = await harness(gemini({ model: 'gemini-2.5-pro' }));
+    const headless = { task: request().task, prompt: 'p', workspace: '/tmp/ws', phase: 'classify', resultFile: '/tmp/r.json' };
+    expect(h.headless!.tiers).toEqual(['gemini-2.5-flash-lite', 'gemini-2.5-flash', 'gemini-2.5-pro']);
+    expect(h.headless!.command({ ...headless, model: null }).argv).toContain('gemini-2.5-pro');
+    expect(h.headless!.command({ ...headless, model: 'gemini-2.5-flash' }).argv.at(-1)).toBe('--prompt=p');
+  });
+
   it('refuses unknown options naming the plugin and the field', () => {
     expect(() => gemini({ effort: 'x' } as never)).toThrow(/plugin gemini/);
     expect(() => gemini({ bin: '' })).toThrow(/plugin gemini: option "bin"/);

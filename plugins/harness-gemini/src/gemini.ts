@@ -2,6 +2,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { definePlugin, parsePluginOptions, type Harness, type HarnessRequest, type Logger, type OrangePlugin, findExecutable } from '@orange/core';
 import { z } from 'zod';
+import { GEMINI_TIERS, geminiHeadlessArgv, geminiHeadlessResult } from './headless.js';
 import { REVIEWER_POLICY_PATH, writeReviewerPolicy } from './reviewer-policy.js';
 
 const GeminiOptionsSchema = z
@@ -12,6 +13,8 @@ const GeminiOptionsSchema = z
     model: z.string().min(1).optional(),
     /** Appended before the prompt, as given. */
     extraArgs: z.array(z.string()).default([]),
+    /** Models for the pipeline's escalation, cheapest first. */
+    tiers: z.array(z.string().min(1)).min(1).default([...GEMINI_TIERS]),
   })
   .strict();
 
@@ -28,7 +31,7 @@ export function geminiDir(env: NodeJS.ProcessEnv = process.env, home: string = h
  * in yolo mode; a respawned one in `auto_edit` (edits approved, shell commands asked). The
  * worktree is trusted for the session, or the CLI would fall back to asking for everything.
  */
-export function geminiArgv(options: ResolvedGeminiOptions, request: HarnessRequest, userPolicies: string = join(geminiDir(), 'policies')): string[] {
+export function geminiArgv(options: Pick<ResolvedGeminiOptions, 'bin' | 'model' | 'extraArgs'>, request: HarnessRequest, userPolicies: string = join(geminiDir(), 'policies')): string[] {
   const argv = [options.bin, '--skip-trust', '--approval-mode', request.respawn ? 'auto_edit' : 'yolo'];
   if (options.model) argv.push('--model', options.model);
   if (request.role === 'reviewer') {
@@ -72,6 +75,11 @@ function geminiHarness(options: ResolvedGeminiOptions, log: Logger): Harness {
     },
     async prepare(workspace, request) {
       if (request.role === 'reviewer') await writeReviewerPolicy(workspace);
+    },
+    headless: {
+      tiers: options.tiers,
+      command: (request) => ({ argv: geminiHeadlessArgv(options, { ...request, model: request.model ?? options.model ?? null }) }),
+      result: geminiHeadlessResult,
     },
   };
 }

@@ -2,9 +2,10 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { newTaskMeta, type HarnessRequest, findExecutable } from '@orange/core';
+import { newTaskMeta, type HarnessRequest, type HeadlessRequest, findExecutable } from '@orange/core';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
+import { opencodeHeadlessArgv, opencodeHeadlessResult } from './headless.js';
 import { opencodeArgv, opencodeConfigDir } from './opencode.js';
 import { reviewerConfigContent, writeOpencodeConfig } from './opencode-config.js';
 
@@ -19,7 +20,12 @@ function locateCli(bin: string): string | null {
   return findExecutable(bin);
 }
 
-/** Every option Orange passes after `run`, in any role / respawn / effort / model combination. */
+function headlessRequest(workspace: string, model: string): HeadlessRequest {
+  const task = newTaskMeta({ id: 'g'.repeat(21), project: 'demo', branch: 'x', status: 'working' });
+  return { task, prompt: 'p', workspace, model, phase: 'classify', resultFile: join(workspace, 'result.json') };
+}
+
+/** Every option Orange passes after `run`, in any role / respawn / effort / model combination, and headless. */
 function flagsOrangePasses(): string[] {
   const task = newTaskMeta({ id: 'g'.repeat(21), project: 'demo', branch: 'x', status: 'working' });
   const flags = new Set<string>();
@@ -30,6 +36,8 @@ function flagsOrangePasses(): string[] {
       for (const arg of argv.slice(2, argv.indexOf('--'))) if (arg.startsWith('-')) flags.add(arg);
     }
   }
+  const headless = opencodeHeadlessArgv({ bin: 'opencode', agent: 'build', extraArgs: [] }, headlessRequest('/tmp', 'a/b'));
+  for (const arg of headless.slice(2, headless.indexOf('--'))) if (arg.startsWith('-')) flags.add(arg);
   return [...flags];
 }
 
@@ -40,7 +48,7 @@ if (!cli) console.warn('opencode CLI contract test skipped: opencode is not on P
 async function runOpencode(args: string[], options: { home: string; cwd?: string; env?: Record<string, string> }): Promise<{ exitCode: number | undefined; stdout: string; all: string }> {
   const result = await execa(cli as string, args, {
     cwd: options.cwd ?? options.home,
-    env: { PATH: process.env.PATH ?? '', HOME: options.home, OPENCODE_DISABLE_AUTOUPDATE: '1', ...options.env },
+    env: { PATH: process.env.PATH ?? '', HOME: options.home, OPENCODE_DISABLE_AUTOUPDATE: '1', OPENCODE_DISABLE_MODELS_FETCH: '1', ...options.env },
     extendEnv: false,
     stdin: 'ignore',
     reject: false,
@@ -65,6 +73,8 @@ describe('opencode CLI contract', () => {
       const { all } = await runOpencode(['run', '--help'], { home });
       const missing = flagsOrangePasses().filter((flag) => !new RegExp(`(^|[\\s,])${flag}([\\s,=<\\[]|$)`, 'm').test(all));
       expect(missing, all).toEqual([]);
+      // yargs may wrap the choices onto the next line.
+      expect(all).toMatch(/--format[^\n]*\n?[^\n]*choices: [^\n]*"json"/);
     });
   }, 90_000);
 
@@ -97,6 +107,20 @@ describe('opencode CLI contract', () => {
       expect(exitCode, all).toBe(0);
       const skills = JSON.parse(stdout) as Array<{ name: string; location: string }>;
       expect(skills.find((s) => s.name === 'orange')?.location, all).toBe(join(dir, 'SKILL.md'));
+    });
+  }, 90_000);
+
+  it.skipIf(!cli)('a headless run with an unknown model reads as failed, with opencode’s error event', async () => {
+    await withHome(async (home) => {
+      const ws = join(home, 'ws');
+      await mkdir(ws);
+      await execa('git', ['init', '-q', ws]);
+      const argv = opencodeHeadlessArgv({ bin: cli as string, extraArgs: [] }, headlessRequest(ws, 'orange-none/no-such-model'));
+      const run = await runOpencode(argv.slice(1), { home, cwd: ws });
+      const result = opencodeHeadlessResult({ exitCode: run.exitCode ?? 1, stdout: run.stdout, stderr: '', resultFile: null, model: null });
+      expect(result.ok, run.all).toBe(false);
+      expect(run.stdout.split('\n').some((line) => line.startsWith('{"type":"error"')), run.all).toBe(true);
+      expect(result.output, run.all).toMatch(/\S/);
     });
   }, 90_000);
 });

@@ -155,6 +155,14 @@ describe('opencode harness', () => {
     expect(await (await harness(opencode({ bin: 'sh' }))).h.installed()).toBe(true);
   });
 
+  it('offers headless runs on its tiers, falling back to the model option when a run names none', async () => {
+    const { h } = await harness(opencode({ model: 'a/strong', tiers: ['a/cheap', 'a/strong'] }));
+    const headless = { task: request().task, prompt: 'p', workspace: '/tmp/ws', phase: 'classify', resultFile: '/tmp/r.json' };
+    expect(h.headless!.tiers).toEqual(['a/cheap', 'a/strong']);
+    expect(h.headless!.command({ ...headless, model: null }).argv).toEqual(['opencode', 'run', '--format', 'json', '--auto', '--model', 'a/strong', '--', 'p']);
+    expect(h.headless!.command({ ...headless, model: 'a/cheap' }).argv).toContain('a/cheap');
+  });
+
   it('refuses unknown options naming the plugin and the field', () => {
     expect(() => opencode({ modle: 'x' } as never)).toThrow(/plugin opencode/);
     expect(() => opencode({ agent: '' })).toThrow(/plugin opencode: option "agent"/);

@@ -2,6 +2,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { definePlugin, parsePluginOptions, type Harness, type HarnessRequest, type OrangePaths, type OrangePlugin, findExecutable } from '@orange/core';
 import { z } from 'zod';
+import { OPENCODE_TIERS, opencodeHeadlessArgv, opencodeHeadlessResult } from './headless.js';
 import { reviewerConfigContent, writeOpencodeConfig } from './opencode-config.js';
 
 const OpencodeOptionsSchema = z
@@ -14,6 +15,8 @@ const OpencodeOptionsSchema = z
     agent: z.string().min(1).optional(),
     /** Appended before the prompt, as given. */
     extraArgs: z.array(z.string()).default([]),
+    /** Models (`provider/model`) for the pipeline's escalation, cheapest first. */
+    tiers: z.array(z.string().min(1)).min(1).default([...OPENCODE_TIERS]),
   })
   .strict();
 
@@ -29,7 +32,7 @@ export function opencodeConfigDir(env: NodeJS.ProcessEnv = process.env, home: st
  * The opencode argv for one agent (`opencode run`: one message, then exit). A respawned agent
  * runs without `--auto`, so only what `opencode.json` allows runs without approval.
  */
-export function opencodeArgv(options: ResolvedOpencodeOptions, request: HarnessRequest): string[] {
+export function opencodeArgv(options: Pick<ResolvedOpencodeOptions, 'bin' | 'model' | 'agent' | 'extraArgs'>, request: HarnessRequest): string[] {
   const argv = [options.bin, 'run'];
   if (!request.respawn) argv.push('--auto');
   if (options.model) argv.push('--model', options.model);
@@ -73,6 +76,11 @@ function opencodeHarness(options: ResolvedOpencodeOptions, paths: OrangePaths): 
     },
     async prepare(workspace, request) {
       await writeOpencodeConfig(workspace, { taskDir: paths.taskDir(request.task.project, request.task.id) });
+    },
+    headless: {
+      tiers: options.tiers,
+      command: (request) => ({ argv: opencodeHeadlessArgv(options, { ...request, model: request.model ?? options.model ?? null }) }),
+      result: opencodeHeadlessResult,
     },
   };
 }

@@ -2,9 +2,10 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { newTaskMeta, type HarnessRequest, findExecutable } from '@orange/core';
+import { newTaskMeta, type HarnessRequest, type HeadlessRequest, findExecutable } from '@orange/core';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
+import { piHeadlessArgv, piHeadlessResult } from './headless.js';
 import { piArgv } from './pi.js';
 import { writeReviewerGuard } from './reviewer-guard.js';
 
@@ -19,7 +20,12 @@ function locateCli(bin: string): string | null {
   return findExecutable(bin);
 }
 
-/** Every option Orange passes, in any role / respawn / effort / model combination. */
+function headlessRequest(workspace: string): HeadlessRequest {
+  const task = newTaskMeta({ id: 'f'.repeat(21), project: 'demo', branch: 'x', status: 'working' });
+  return { task, prompt: 'p', workspace, model: 'sonnet', phase: 'classify', resultFile: join(workspace, 'result.json') };
+}
+
+/** Every option Orange passes, in any role / respawn / effort / model combination, and headless. */
 function flagsOrangePasses(): string[] {
   const task = newTaskMeta({ id: 'f'.repeat(21), project: 'demo', branch: 'x', status: 'working' });
   const flags = new Set<string>();
@@ -30,6 +36,7 @@ function flagsOrangePasses(): string[] {
       for (const arg of argv.slice(1, -1)) if (arg.startsWith('-')) flags.add(arg);
     }
   }
+  for (const arg of piHeadlessArgv({ bin: 'pi', provider: 'anthropic', extraArgs: [] }, headlessRequest('/tmp')).slice(1, -1)) if (arg.startsWith('-')) flags.add(arg);
   return [...flags];
 }
 
@@ -57,6 +64,7 @@ describe('pi CLI contract', () => {
       const missing = flagsOrangePasses().filter((flag) => !new RegExp(`(^|[\\s,])${flag}([\\s,=<\\[]|$)`, 'm').test(help));
       expect(missing, help).toEqual([]);
       expect(help, help).toMatch(/--thinking <level>.*\blow\b.*\bmedium\b.*\bhigh\b/);
+      expect(help, help).toMatch(/--mode <mode>.*\bjson\b/);
     } finally {
       await rm(home, { recursive: true, force: true });
     }
@@ -70,6 +78,18 @@ describe('pi CLI contract', () => {
       const output = await runPi(['--offline', '--extension', guard, '--print', 'p'], home);
       expect(output).not.toMatch(/Failed to load extension/);
       expect(output).toMatch(/No API key/);
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  }, 90_000);
+
+  it.skipIf(!cli)('a headless run that cannot start reads as failed, with pi’s own reason', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'orange-pi-headless-'));
+    try {
+      const argv = piHeadlessArgv({ bin: cli as string, extraArgs: [] }, headlessRequest(home));
+      const run = await execa(argv[0] as string, argv.slice(1), { cwd: home, env: { PATH: process.env.PATH ?? '', HOME: home }, extendEnv: false, stdin: 'ignore', reject: false, timeout: 60_000 });
+      const result = piHeadlessResult({ exitCode: run.exitCode ?? 1, stdout: run.stdout, stderr: run.stderr, resultFile: null, model: 'sonnet' });
+      expect(result, run.stdout + run.stderr).toMatchObject({ ok: false, output: expect.stringMatching(/No API key/) });
     } finally {
       await rm(home, { recursive: true, force: true });
     }

@@ -108,6 +108,15 @@ describe('pi harness', () => {
     expect(await (await harness(pi({ bin: 'sh' }))).installed()).toBe(true);
   });
 
+  it('offers headless runs on its tiers, falling back to the model option when a run names none', async () => {
+    const h = await harness(pi({ model: 'opus', tiers: ['haiku', 'opus'] }));
+    const headless = { task: request().task, prompt: 'p', workspace: '/tmp/ws', phase: 'classify', resultFile: '/tmp/r.json' };
+    expect(h.headless!.tiers).toEqual(['haiku', 'opus']);
+    expect(h.headless!.command({ ...headless, model: null }).argv).toEqual(['pi', '--mode', 'json', '--model', 'opus', '--print', 'p']);
+    expect(h.headless!.command({ ...headless, model: 'haiku' }).argv).toContain('haiku');
+    expect((await harness()).headless!.tiers).toEqual(['haiku', 'sonnet', 'opus']);
+  });
+
   it('refuses unknown options naming the plugin and the field', () => {
     expect(() => pi({ modle: 'x' } as never)).toThrow(/plugin pi/);
     expect(() => pi({ extraArgs: 'x' } as never)).toThrow(/plugin pi: option "extraArgs"/);

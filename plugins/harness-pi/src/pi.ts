@@ -2,6 +2,8 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { definePlugin, parsePluginOptions, type Harness, type HarnessRequest, type OrangePlugin, findExecutable } from '@orange/core';
 import { z } from 'zod';
+import { PI_TIERS, piHeadlessArgv, piHeadlessResult } from './headless.js';
+import { promptArgument } from './prompt-argument.js';
 import { REVIEWER_GUARD_PATH, writeReviewerGuard } from './reviewer-guard.js';
 
 const PiOptionsSchema = z
@@ -14,6 +16,8 @@ const PiOptionsSchema = z
     provider: z.string().min(1).optional(),
     /** Appended before the prompt, as given. */
     extraArgs: z.array(z.string()).default([]),
+    /** Model patterns for the pipeline's escalation, cheapest first. */
+    tiers: z.array(z.string().min(1)).min(1).default([...PI_TIERS]),
   })
   .strict();
 
@@ -32,7 +36,7 @@ export function piAgentDir(env: NodeJS.ProcessEnv = process.env, home: string = 
  * The pi argv for one agent: interactive, with the prompt as its first message. pi has no
  * permission prompts, so a respawned agent runs the same command.
  */
-export function piArgv(options: ResolvedPiOptions, request: HarnessRequest): string[] {
+export function piArgv(options: Pick<ResolvedPiOptions, 'bin' | 'provider' | 'model' | 'extraArgs'>, request: HarnessRequest): string[] {
   const argv = [options.bin];
   if (options.provider) argv.push('--provider', options.provider);
   if (options.model) argv.push('--model', options.model);
@@ -43,15 +47,6 @@ export function piArgv(options: ResolvedPiOptions, request: HarnessRequest): str
   argv.push(...options.extraArgs);
   argv.push(promptArgument(request.prompt));
   return argv;
-}
-
-/**
- * pi knows no `--`: an argument starting with "-" is read as an option and one starting with
- * "@" as a file to attach. A leading space keeps such a prompt a message, and changes nothing
- * the model reads into it.
- */
-export function promptArgument(prompt: string): string {
-  return prompt.startsWith('-') || prompt.startsWith('@') ? ` ${prompt}` : prompt;
 }
 
 /** The pi harness: `pi({ model: 'anthropic/claude-sonnet-4-5' })`. */
@@ -82,6 +77,11 @@ function piHarness(options: ResolvedPiOptions): Harness {
     },
     async prepare(workspace, request) {
       if (request.role === 'reviewer') await writeReviewerGuard(workspace);
+    },
+    headless: {
+      tiers: options.tiers,
+      command: (request) => ({ argv: piHeadlessArgv(options, { ...request, model: request.model ?? options.model ?? null }) }),
+      result: piHeadlessResult,
     },
   };
 }
