@@ -1,5 +1,8 @@
 import type { Plugin } from 'esbuild';
+import type { Options } from 'tsup';
 import { packageBuild } from '../../tsup.base';
+
+type TsupPlugin = NonNullable<Options['plugins']>[number];
 
 /**
  * zod's index re-exports every locale's messages (`z.locales`, ~360 KB of the bundle to parse on
@@ -28,28 +31,70 @@ const withoutCommandGlob: Plugin = {
   },
 };
 
-// The CLI is one bundle: oclif, @orange/core, zod and the built-in plugins are inlined, so a
-// call resolves and reads a few files instead of ~300 (agents call orange constantly). oclif
-// finds the commands through `dist/commands.js` (the explicit strategy in package.json). What
-// only some commands need (plugins, cosmiconfig, the demo) stays behind dynamic imports, in
-// chunks of its own. jiti loads TypeScript configs and stays a package; typescript is never used.
-export default packageBuild({
-  entry: {
-    main: 'src/main.ts',
-    commands: 'src/commands.ts',
-    'hooks/command-not-found': 'src/hooks/command-not-found.ts',
-    index: 'src/index.ts',
-    // The tmux plugin starts this beside its own module (`agentWrapperPath`), which is here once bundled.
-    'agent-wrapper': '../../plugins/tmux/src/agent-wrapper.ts',
-    // Likewise the detached reaper that kills a caller's own window after it exits (`windowReaperPath`).
-    'window-reaper': '../../plugins/tmux/src/window-reaper.ts',
+/**
+ * V8 drops a script's dynamic-import callback when the script comes from a code cache (Node 20),
+ * so every `import()` left in the bundle (a config file, jiti, oclif loading a module) calls
+ * `__orangeImport` instead: src/code-cache.ts passes a function that imports from an ES module;
+ * required the ordinary way (oclif's manifest at build time), the bundle imports by itself. A
+ * dynamic import in a form this does not rewrite fails the build instead of a user's call.
+ */
+const importThroughLoader: TsupPlugin = {
+  name: 'import-through-loader',
+  renderChunk(code, chunk) {
+    if (!chunk.path.endsWith('.cjs')) return undefined;
+    const rewritten = code.replaceAll('await import(', 'await __orangeImportFn(');
+    // What may remain: `import(` inside a string or comment, right after a quote or backtick.
+    const stray = /(^|[^\w$.'"`])import\s*\(/m.exec(rewritten);
+    if (stray) throw new Error(`a dynamic import the code cache cannot serve is left in ${chunk.path}: …${rewritten.slice(stray.index, stray.index + 80)}`);
+    // On the first line, after "use strict", so the source map's lines stay true.
+    const header = " const __orangeImportFn = typeof __orangeImport === 'function' ? __orangeImport : (specifier) => import(specifier);";
+    const at = rewritten.indexOf('\n');
+    return { code: rewritten.slice(0, at) + header + rewritten.slice(at) };
   },
+};
+
+// The CLI is one CommonJS bundle, `dist/main.cjs`: oclif, @orange/core, zod and the built-in
+// plugins are inlined, so a call reads one file instead of ~300, and bin/run.js loads it through
+// a V8 code cache (src/code-cache.ts) so it is not parsed and compiled again on every call —
+// agents call orange constantly. CommonJS because Node 20 can only feed cached code to a script,
+// not to an ES module. What only some commands need (plugins, cosmiconfig, the demo) sits behind
+// dynamic imports, which esbuild turns into functions that run on first use. oclif finds the
+// commands and the hook as named exports of the same file (package.json). jiti loads TypeScript
+// configs and stays a package; typescript is never used.
+const bundle = packageBuild({
+  entry: { main: 'src/main.ts' },
+  format: ['cjs'],
   dts: false,
-  splitting: true,
+  // package.json's build script empties dist first: two builds cleaning it at once could race.
+  clean: false,
+  // import.meta.url, which the bundled code uses, from the bundle's own path.
+  shims: true,
   // Everything but jiti and typescript (tsup would otherwise leave every dependency external).
   noExternal: [/^(?!(jiti|typescript)(\/|$))/],
   external: ['jiti', 'typescript'],
   esbuildPlugins: [englishZodOnly, withoutCommandGlob],
-  // Bundled CommonJS (oclif, cosmiconfig) calls require() for Node's modules.
+  plugins: [importThroughLoader],
+});
+
+// Small ES modules run on their own: the bin's loader, the library entry, and the scripts the
+// tmux plugin starts beside its own module (`agentWrapperPath`, `windowReaperPath`).
+const scripts = packageBuild({
+  entry: {
+    'code-cache': 'src/code-cache.ts',
+    index: 'src/index.ts',
+    'agent-wrapper': '../../plugins/tmux/src/agent-wrapper.ts',
+    'window-reaper': '../../plugins/tmux/src/window-reaper.ts',
+    // And the process tmux pipe-pane feeds each agent's output to (`transcriptWriterPath`).
+    'transcript-writer': '../../plugins/tmux/src/transcript-writer.ts',
+  },
+  dts: false,
+  clean: false,
+  // Each is one file: bin/run.js loads code-cache.js before anything else, alone.
+  splitting: false,
+  noExternal: [/^(?!(jiti|typescript)(\/|$))/],
+  external: ['jiti', 'typescript'],
+  // Bundled CommonJS (execa's cross-spawn, in the window reaper) calls require() for Node's modules.
   banner: { js: "import { createRequire as __orangeCreateRequire } from 'node:module'; const require = __orangeCreateRequire(import.meta.url);" },
 });
+
+export default [bundle, scripts];

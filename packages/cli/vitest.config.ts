@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
     // Every file drives the built CLI with its own tmux server and worktrees: one file at a
     // time keeps a two-core machine from turning timing into flakiness.
     fileParallelism: false,

@@ -29,9 +29,13 @@ export abstract class OrangeCommand extends Command {
   /** The Orange instance for this invocation (config, plugins, stores, engine). */
   protected orange(): Promise<Orange> {
     this.instance ??= (async () => {
-      const [{ Orange, OrangePaths, loadConfig }, { defaultPlugins }] = await Promise.all([import('@orange/core'), import('./default-plugins.js')]);
+      const [{ Orange, OrangePaths, loadConfig }, { defaultPlugins }, { sharedModules }] = await Promise.all([
+        import('@orange/core'),
+        import('./default-plugins.js'),
+        import('./shared-modules.js'),
+      ]);
       const paths = OrangePaths.fromEnv();
-      const loaded = await loadConfig(process.cwd(), paths);
+      const loaded = await loadConfig(process.cwd(), paths, { modules: await sharedModules() });
       return Orange.create(loaded.config, {
         paths,
         defaultPlugins,

@@ -4,6 +4,8 @@
 // the demo) is imported when it runs.
 import AgentExited from './commands/agent/exited.js';
 import Demo from './commands/demo.js';
+import Doctor from './commands/doctor.js';
+import Init from './commands/init.js';
 import Install from './commands/install.js';
 import Log from './commands/log.js';
 import Monitor from './commands/monitor.js';
@@ -19,13 +21,16 @@ import TaskCreate from './commands/task/create.js';
 import TaskDelete from './commands/task/delete.js';
 import TaskList from './commands/task/list.js';
 import TaskMerge from './commands/task/merge.js';
+import TaskOutput from './commands/task/output.js';
 import TaskRepair from './commands/task/repair.js';
 import TaskRespawn from './commands/task/respawn.js';
+import TaskSectionSet from './commands/task/section/set.js';
 import TaskShow from './commands/task/show.js';
 import TaskSpawn from './commands/task/spawn.js';
 import TaskStuck from './commands/task/stuck.js';
 import TaskUpdate from './commands/task/update.js';
 import WorkflowShow from './commands/workflow/show.js';
+import WorkflowSimulate from './commands/workflow/simulate.js';
 import WorkspaceGc from './commands/workspace/gc.js';
 import WorkspaceInit from './commands/workspace/init.js';
 import WorkspaceList from './commands/workspace/list.js';
@@ -34,6 +39,8 @@ import WorkspaceList from './commands/workspace/list.js';
 export const COMMANDS = {
   'agent:exited': AgentExited,
   'demo': Demo,
+  'doctor': Doctor,
+  'init': Init,
   'install': Install,
   'log': Log,
   'monitor': Monitor,
@@ -49,13 +56,16 @@ export const COMMANDS = {
   'task:delete': TaskDelete,
   'task:list': TaskList,
   'task:merge': TaskMerge,
+  'task:output': TaskOutput,
   'task:repair': TaskRepair,
   'task:respawn': TaskRespawn,
+  'task:section:set': TaskSectionSet,
   'task:show': TaskShow,
   'task:spawn': TaskSpawn,
   'task:stuck': TaskStuck,
   'task:update': TaskUpdate,
   'workflow:show': WorkflowShow,
+  'workflow:simulate': WorkflowSimulate,
   'workspace:gc': WorkspaceGc,
   'workspace:init': WorkspaceInit,
   'workspace:list': WorkspaceList,

@@ -114,11 +114,11 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
 
     // Built-in plugins (tmux, worktree pool, github, …) plus a command harness running the scripted agent.
     const agent = join(dirname(options.cliEntry), '..', 'agents', 'scripted-agent.mjs');
-    const harnessModule = import.meta.resolve('@orange/harness-command');
     await writeFile(
       join(sandbox, 'orange.config.mjs'),
       [
-        `import { command } from ${JSON.stringify(harnessModule)};`,
+        // The CLI's own instance (docs/configuration.md: imports a config shares with the CLI).
+        "import { command } from '@orange/harness-command';",
         '',
         'export default {',
         "  harness: 'scripted',",

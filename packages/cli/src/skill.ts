@@ -26,6 +26,8 @@ Add \`--json\` to any command for machine-readable output (errors too).
 - The frontmatter (between \`---\` lines) belongs to Orange. Never edit \`status\` by hand: a
   status that does not match the history is detected as tampering and refused.
 - The body is yours. Sections are \`## Heading\` lines; Orange reads them, not your words.
+  Write a section with \`orange task section set NAME --text "…"\` (or \`… NAME -\` with the text on
+  standard input): it replaces just that section, safely, while Orange may be writing the file too.
   - \`## Plan\` — needs \`APPROACH:\` and \`TOUCHING:\` lines (optional \`RISKS:\`), each with text.
   - \`## Handoff\` — at least one of \`DONE:\`, \`REMAINING:\`, \`DECISIONS:\`, \`UNCERTAIN:\` with text.
   - \`## Review\` — first line \`Verdict: PASS\` or \`Verdict: FAIL\`, then actionable feedback.
@@ -54,6 +56,7 @@ If you cannot go on, explain why in \`## Handoff\` and run \`orange task stuck\`
 2. Review the change: \`git diff origin/HEAD...HEAD\`. Run the tests.
 3. Write \`## Review\`: \`Verdict: PASS\` or \`Verdict: FAIL\` on the first line, then feedback the
    worker can act on without asking you.
+   (\`orange task section set Review -\` with the text on standard input.)
 4. Ask for the status: PASS → \`orange task update --status reviewing\`; FAIL in round 1 →
    \`--status working\`; FAIL in round 2 → \`--status stuck\`.
 

@@ -13,41 +13,51 @@ beforeAll(async () => {
 afterAll(() => box?.cleanup());
 
 describe('orange install', () => {
-  /** A PATH where exactly these agent CLIs are installed (stand-ins), next to node. */
-  async function pathWith(names: string[]): Promise<string> {
-    const bin = join(box.dir, `bin-${names.join('-')}`);
-    await mkdir(bin, { recursive: true });
-    for (const name of names) await writeFile(join(bin, name), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
-    return [bin, dirname(process.execPath)].join(delimiter);
-  }
+  it('writes the skill only for installed harnesses, naming the rest as not installed or without a skills directory', async () => {
+    const none = await box.json<{ installed: unknown[]; skipped: string[]; notInstalled: string[] }>(['install']);
+    expect(none).toMatchObject({ installed: [], notInstalled: ['claude', 'codex', 'pi', 'opencode', 'gemini'] });
+    expect(none.skipped).toEqual(expect.arrayContaining(['idle', 'scripted']));
+    expect(existsSync(join(box.home, '.codex'))).toBe(false);
 
-  it('writes the skill for each installed harness only, skipping the others and those without a skills directory', async () => {
-    const PATH = await pathWith(['claude', 'codex', 'opencode']);
-    const out = await box.json<{ installed: Array<{ harness: string; file: string }>; skipped: string[]; notInstalled: string[] }>(['install'], { env: { PATH } });
+    // A stand-in claude on PATH: only claude counts as installed.
+    const bin = join(box.dir, 'fake-bin');
+    await mkdir(bin, { recursive: true });
+    await writeFile(join(bin, 'claude'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    const out = await box.json<{ installed: Array<{ harness: string; file: string }>; notInstalled: string[] }>(['install'], { env: { PATH: `${bin}:${box.env.PATH}` } });
     const claude = join(box.home, '.claude/skills/orange/SKILL.md');
-    const codex = join(box.home, '.codex/skills/orange/SKILL.md');
-    const opencode = join(box.home, '.config/opencode/skills/orange/SKILL.md');
-    expect(out.installed).toEqual([
-      { harness: 'claude', file: claude },
-      { harness: 'codex', file: codex },
-      { harness: 'opencode', file: opencode },
-    ]);
-    expect(out.notInstalled).toEqual(['pi', 'gemini']);
-    expect(out.skipped).toEqual(expect.arrayContaining(['idle', 'scripted']));
-    for (const file of [claude, codex, opencode]) expect(await readFile(file, 'utf8')).toMatch(/^---\nname: orange\ndescription: .+\n---\n/);
-    for (const dir of ['.pi', '.gemini']) expect(existsSync(join(box.home, dir)), dir).toBe(false);
-    const human = await box.orange(['install'], { env: { PATH } });
-    expect(human.stdout).toContain('not installed (skipped; name one with --harness to install anyway): pi, gemini');
+    expect(out.installed).toEqual([{ harness: 'claude', file: claude }]);
+    expect(out.notInstalled).toEqual(['codex', 'pi', 'opencode', 'gemini']);
+    expect(await readFile(claude, 'utf8')).toMatch(/^---\nname: orange\ndescription: .+\n---\n/);
+    expect(existsSync(join(box.home, '.codex'))).toBe(false);
   });
 
-  it('--harness installs for a harness whose CLI is missing, in its own skills directory', async () => {
-    const PATH = await pathWith([]);
+  it('writes the skill for a harness asked for by name even when it is not installed', async () => {
+    const codex = join(box.home, '.codex/skills/orange/SKILL.md');
+    const human = await box.orange(['install', '--harness', 'codex']);
+    expect(human).toMatchObject({ code: 0, stderr: '', stdout: `codex: wrote ${codex}` });
+    expect(await readFile(codex, 'utf8')).toMatch(/^---\nname: orange\n/);
+  });
+
+  it('writes the skill into each installed agent CLI’s own skills directory', async () => {
+    // Only stand-ins for claude, codex and opencode (and node) on PATH.
+    const bin = join(box.dir, 'fake-bin-three');
+    await mkdir(bin, { recursive: true });
+    for (const name of ['claude', 'codex', 'opencode']) await writeFile(join(bin, name), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    const PATH = [bin, dirname(process.execPath)].join(delimiter);
+    const out = await box.json<{ installed: Array<{ harness: string; file: string }>; notInstalled: string[] }>(['install'], { env: { PATH } });
+    expect(out.installed).toEqual([
+      { harness: 'claude', file: join(box.home, '.claude/skills/orange/SKILL.md') },
+      { harness: 'codex', file: join(box.home, '.codex/skills/orange/SKILL.md') },
+      { harness: 'opencode', file: join(box.home, '.config/opencode/skills/orange/SKILL.md') },
+    ]);
+    expect(out.notInstalled).toEqual(['pi', 'gemini']);
+    for (const dir of ['.pi', '.gemini']) expect(existsSync(join(box.home, dir)), dir).toBe(false);
     for (const [harness, file] of [
       ['pi', '.pi/agent/skills/orange/SKILL.md'],
       ['gemini', '.gemini/skills/orange/SKILL.md'],
     ] as const) {
-      const out = await box.json<{ installed: Array<{ harness: string; file: string }> }>(['install', '--harness', harness], { env: { PATH } });
-      expect(out.installed).toEqual([{ harness, file: join(box.home, file) }]);
+      const named = await box.json<{ installed: Array<{ harness: string; file: string }> }>(['install', '--harness', harness], { env: { PATH } });
+      expect(named.installed).toEqual([{ harness, file: join(box.home, file) }]);
       expect(await readFile(join(box.home, file), 'utf8')).toContain('name: orange');
     }
   });
@@ -156,6 +166,13 @@ describe('orange workflow show', () => {
     expect(inferred.workflow.name).toBe('classic');
   });
 
+  it('marks crash-only transitions, which only the exit monitor takes', async () => {
+    const human = await box.orange(['workflow', 'show', 'default']);
+    expect(human.stdout).toMatch(/^planning → stuck \(crash only\)\s+-\s+-\s+notify_worker$/m);
+    expect(human.stdout).toMatch(/^working → stuck\s+-\s+-\s+notify_worker$/m);
+    expect(human.stdout).toContain('(crash only): taken by exit monitoring when an agent crashed crashLimit times; it cannot be requested.');
+  });
+
   it('refuses an unknown workflow', async () => {
     const refused = await box.jsonError(['workflow', 'show', 'nope']);
     expect(refused.exit).toBe(1);
@@ -229,5 +246,39 @@ describe('errors and usage', () => {
     const refused = await box.jsonError(['task', 'list', '--all'], { cwd: dir });
     expect(refused).toMatchObject({ code: 'E_CONFIG', exit: 1 });
     expect(refused.error).toMatch(new RegExp(`^${join(dir, 'orange.config.mjs')}: field "poolSize" `));
+  });
+});
+
+describe('orange workflow simulate', () => {
+  it('walks the default workflow through the script, printing each step, and writes nothing', async () => {
+    const before = await box.orange(['task', 'list', '--json']);
+    const human = await box.orange(['workflow', 'simulate', '--script', 'request working; exit worker; review FAIL; exit reviewer']);
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout.split('\n')).toEqual(
+      expect.arrayContaining([
+        'workflow default, simulated (no tmux, git or worktree)',
+        ' 1. create  → planning',
+        '    pending → planning (spawn); actions: acquire_workspace, spawn_agent',
+        ' 2. request working  → working',
+        '    working → agent-review (auto); actions: spawn_reviewer',
+        '    agent-review → working (auto); actions: kill_reviewer, notify_worker',
+        'ends in working (review_round 1, crash_count 0)',
+      ]),
+    );
+    expect(await box.windows()).toEqual([]);
+    expect((await box.orange(['task', 'list', '--json'])).stdout).toBe(before.stdout);
+  });
+
+  it('prints refusals with the check that refused; --json gives every step; a bad event is a usage error', async () => {
+    const out = await box.json<{ workflow: string; steps: Array<{ event: string; status: string; lines: string[] }>; task: { status: string } }>([
+      'workflow', 'simulate', 'classic', '--script', 'request done; gate handoff fail nothing written; exit worker',
+    ]);
+    expect(out.workflow).toBe('classic');
+    expect(out.steps[1]?.lines.map((l) => l.trim())).toEqual([expect.stringMatching(/^refused working → done \(map\): not a transition of workflow classic/)]);
+    expect(out.steps.at(-1)?.lines.map((l) => l.trim())).toContain('crash 1 in working: process exited without its artifact (nothing written)');
+    const bad = await box.jsonError(['workflow', 'simulate', '--script', 'request working; jump']);
+    expect(bad).toMatchObject({ code: 'E_USAGE', exit: 2 });
+    expect(bad.error).toMatch(/^script event 2 "jump": unknown event/);
+    expect(await box.jsonError(['workflow', 'simulate', 'nope', '--script', 'exit worker'])).toMatchObject({ code: 'E_WORKFLOW_INVALID' });
   });
 });

@@ -60,7 +60,7 @@ describe('a config that does not load', () => {
   it('reports a JavaScript syntax error at its file, line and column', async () => {
     const dir = await configDir('syntax', 'orange.config.mjs', 'export default {\n  poolSize: ;\n};\n');
     const refused = await box.jsonError(['task', 'list'], { cwd: dir });
-    expect(refused).toEqual({ code: 'E_CONFIG', error: `${join(dir, 'orange.config.mjs')}:2:13: Unexpected token ';'`, exit: 1 });
+    expect(refused).toEqual({ code: 'E_CONFIG', error: `${join(dir, 'orange.config.mjs')}:2:13: Unexpected token ";"`, exit: 1 });
   });
 
   it('reports a malformed .orangerc.yaml with the parser’s reason, on one line', async () => {

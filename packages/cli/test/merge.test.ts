@@ -86,6 +86,20 @@ describe('orange task merge', () => {
   });
 });
 
+describe('orange task merge on a finished task', () => {
+  it('says plainly that a done task was already merged, and that a cancelled one has nothing to merge', async () => {
+    await pushedBranch('feature/merged-twice');
+    const task = await box.createTask(['feature/merged-twice', 'merge me twice', '--status', 'reviewing']);
+    await box.json(['task', 'merge', task.id]);
+    const again = await box.jsonError(['task', 'merge', task.id]);
+    expect(again).toMatchObject({ code: 'E_NOT_ALLOWED', exit: 1, error: `task ${task.id} is already done (merged); there is nothing left to merge` });
+    const cancelled = await box.createTask(['feature/given-up', 'given up']);
+    await box.json(['task', 'cancel', cancelled.id, '--yes']);
+    const refused = await box.jsonError(['task', 'merge', cancelled.id]);
+    expect(refused.error).toBe(`task ${cancelled.id} is already cancelled; there is nothing left to merge`);
+  });
+});
+
 describe('orange task create-pr', () => {
   it('without gh on PATH fails with one sentence and pushes nothing', async () => {
     await box.git(box.repo, 'checkout', '-q', '-b', 'feature/pr');

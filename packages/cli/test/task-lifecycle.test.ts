@@ -77,7 +77,7 @@ describe('starting and inspecting agents', () => {
     const done = await box.json<TransitionJson>(['task', 'complete', task.id]);
     expect(done).toMatchObject({ from: 'working', to: 'agent-review', task: { review_round: 1 } });
     expect(done.task.reviewer_spawn).toBeTruthy();
-    expect(await box.windows()).toEqual(expect.arrayContaining([`${session(task)}:worker`, `${session(task)}:review-1`]));
+    expect(await box.windows()).toEqual(expect.arrayContaining([`${session(task)}:worker`, `${session(task)}:review-1-${done.task.reviewer_spawn}`]));
   });
 
   it('stuck asks for a human from working', async () => {
@@ -132,6 +132,15 @@ describe('attach', () => {
     const task = await box.startTask('feature/attach-no-tty');
     const refused = await box.jsonError(['task', 'attach', task.id]);
     expect(refused).toMatchObject({ code: 'E_USAGE', exit: 2, error: 'attach needs a terminal (standard input is not one)' });
+  });
+
+  it('refuses a finished task without advising a respawn that would be refused too', async () => {
+    const task = await box.createTask(['feature/attach-done', 'finished before attaching']);
+    await box.json(['task', 'cancel', task.id, '--yes']);
+    const refused = await box.jsonError(['task', 'attach', task.id]);
+    expect(refused).toMatchObject({ code: 'E_NOT_ALLOWED', exit: 1 });
+    expect(refused.error).toBe(`task ${task.id} is cancelled; a finished task has no agents to attach to (its output: orange task output ${task.id})`);
+    expect(refused.error).not.toMatch(/respawn/);
   });
 
   it("attaches a terminal to the task's session and returns 0 (and with --json one object) when detached", async () => {

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { SourceMap } from 'node:module';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { basename, dirname, isAbsolute, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { isOrangeError, OrangeError } from './errors.js';
 import { jsonErrorOffset } from './json-error-offset.js';
 
@@ -41,28 +42,38 @@ export async function loadYamlConfig(file: string, content: string): Promise<unk
 }
 
 /**
- * `.ts` and `.mts` through jiti with its file cache. tryNative: a config's imports (@orange/core,
- * plugins) load natively, so they are the very module instances the CLI uses; only the
- * TypeScript file itself goes through jiti's cache.
+ * Module specifiers a config gets from the code that loads it instead of resolving them itself:
+ * `@orange/core`, the plugin packages and `zod` of the running CLI, so that `instanceof`, hooks
+ * and schemas are the CLI's own (see docs/configuration.md, "Imports a config shares with the CLI").
  */
-export async function loadTypeScriptConfig(file: string): Promise<unknown> {
+export type SharedModules = Readonly<Record<string, object>>;
+
+/**
+ * `.ts`, `.mts`, `.js` and `.mjs` through jiti with its file cache (compiling with `typescript`
+ * on every call costs ~0.6 s). Every module the config pulls in, local or from node_modules, goes
+ * through jiti too (no native loading), so each of its imports of a shared specifier is answered
+ * with the shared module, not with a second copy found on disk, or an error where none is installed.
+ */
+export async function loadModuleConfig(file: string, modules: SharedModules = {}): Promise<unknown> {
   const { createJiti } = await import('jiti');
-  const jiti = createJiti(import.meta.url, { fsCache: true, moduleCache: false, interopDefault: true, tryNative: true });
+  const jiti = createJiti(import.meta.url, { fsCache: jitiCacheDir(), moduleCache: false, interopDefault: true, virtualModules: { ...modules } });
   try {
     return await jiti.import<unknown>(file, { default: true });
   } catch (error) {
+    // jiti compiles JavaScript as well, so a stack frame in any config maps back the same way.
     throw await moduleLoadError(file, error, true);
   }
 }
 
-/** `.js` and `.mjs`, imported natively: the default export, else the module itself. */
-export async function loadJavaScriptConfig(file: string): Promise<unknown> {
-  try {
-    const mod = (await import(pathToFileURL(file).href)) as { default?: unknown };
-    return mod.default ?? mod;
-  } catch (error) {
-    throw await moduleLoadError(file, error, false);
-  }
+/**
+ * Where jiti keeps compiled configs: beside the CLI's own code cache (`ORANGE_CODE_CACHE_DIR`,
+ * which bin/run.js sets), in the user's private cache folder. jiti's default is a shared
+ * `$TMPDIR/jiti`, where another user could leave compiled code for the next call to run, and
+ * which outlives a sandbox that points TMPDIR at itself.
+ */
+function jitiCacheDir(): string | true {
+  const dir = process.env.ORANGE_CODE_CACHE_DIR;
+  return dir ? join(dir, 'jiti') : true;
 }
 
 interface Place {
@@ -95,13 +106,7 @@ async function moduleLoadError(file: string, error: unknown, typescript: boolean
     return at === file ? located : locatedError(file, null, located.message);
   }
   const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'MODULE_NOT_FOUND' || code === 'ERR_MODULE_NOT_FOUND') {
-    // Node's ESM message already says "imported from <file>"; jiti's require keeps the importer
-    // in requireStack.
-    const importer = (error as { requireStack?: string[] }).requireStack?.[0];
-    const reason = firstLine(error.message);
-    return locatedError(file, null, importer && importer !== file && !reason.includes(importer) ? `${reason} (imported from ${importer})` : reason);
-  }
+  if (code === 'MODULE_NOT_FOUND' || code === 'ERR_MODULE_NOT_FOUND') return await missingModuleError(file, error);
   if (error instanceof SyntaxError && !typescript) {
     // Node's ESM SyntaxError carries no file or line at all; jiti's parser can place it.
     const place = await javaScriptSyntaxPlace(file);
@@ -109,6 +114,52 @@ async function moduleLoadError(file: string, error: unknown, typescript: boolean
   }
   const reason = error.name && error.name !== 'Error' ? `${error.name}: ${error.message}` : error.message;
   return locatedError(file, await framePlace(file, error, typescript), reason);
+}
+
+/**
+ * A module that could not be found, named with the file, line and column of the import that asked
+ * for it and what to do: `Cannot find module 'x' imported from plugins/veto.ts:3:19 — …`.
+ */
+async function missingModuleError(file: string, error: Error): Promise<OrangeError> {
+  const reason = firstLine(error.message);
+  const specifier = /Cannot find (?:module|package) '([^']+)'/.exec(reason)?.[1];
+  // jiti keeps the importer in requireStack; Node's ESM message says "imported from <file>".
+  const importer = (error as { requireStack?: string[] }).requireStack?.[0] ?? / imported from (\/\S+)$/.exec(reason)?.[1] ?? file;
+  if (specifier === undefined) return locatedError(file, null, reason);
+  const place = await importPlace(importer, specifier);
+  const at = `${relativeTo(file, importer)}${place ? `:${place.line}:${place.column}` : ''}`;
+  const hint =
+    specifier.startsWith('.') || specifier.startsWith('/')
+      ? 'check the path (a TypeScript file is imported by its name, with .js or without an extension)'
+      : `install it in this repository (npm install ${packageName(specifier)})`;
+  return new OrangeError('E_CONFIG', `${file}: Cannot find module '${specifier}' imported from ${at} — ${hint}`, { file, importer, specifier, ...place });
+}
+
+/** Where `specifier` is imported in `file` (the quoted specifier of its import or require); null when not found. */
+async function importPlace(file: string, specifier: string): Promise<Place | null> {
+  const text = await readFile(file, 'utf8').catch(() => null);
+  if (text === null) return null;
+  for (const [index, line] of text.split('\n').entries()) {
+    if (!/\b(?:from|import|require)\b/.test(line)) continue;
+    for (const quote of ["'", '"', '`']) {
+      const column = line.indexOf(`${quote}${specifier}${quote}`);
+      if (column !== -1) return { line: index + 1, column: column + 1 };
+    }
+  }
+  return null;
+}
+
+/** `importer` as seen from the config's directory (`plugins/veto.ts`), or absolute when it is elsewhere. */
+function relativeTo(configFile: string, importer: string): string {
+  if (importer === configFile) return basename(importer);
+  const path = relative(dirname(configFile), importer);
+  return path.startsWith('..') || isAbsolute(path) ? importer : path;
+}
+
+/** The package of a bare specifier: `@scope/name/sub` → `@scope/name`, `name/sub` → `name`. */
+function packageName(specifier: string): string {
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : (parts[0] ?? specifier);
 }
 
 /** The line and column of the innermost stack frame in `file`, in the file as written. */
@@ -137,9 +188,11 @@ async function typeScriptPlace(file: string, place: Place): Promise<Place> {
     const code = jiti.transform({ source: await readFile(file, 'utf8'), filename: file, ts: true });
     const map = /sourceMappingURL=data:application\/json;(?:charset=utf-8;)?base64,([A-Za-z0-9+/=]+)/.exec(code)?.[1];
     if (!map) return { line: place.line };
+    // jiti runs the compiled code inside a function whose head is on the first line.
+    const column = (place.column ?? 1) - (place.line === 1 ? JITI_WRAPPER_HEAD.length : 0);
     const entry = new SourceMap(JSON.parse(Buffer.from(map, 'base64').toString('utf8')) as ConstructorParameters<typeof SourceMap>[0]).findEntry(
       place.line - 1,
-      (place.column ?? 1) - 1,
+      column - 1,
     ) as { originalLine?: number; originalColumn?: number };
     if (entry.originalLine !== place.line - 1 || entry.originalColumn === undefined) return { line: place.line };
     return { line: place.line, column: entry.originalColumn + 1 };
@@ -147,6 +200,9 @@ async function typeScriptPlace(file: string, place: Place): Promise<Place> {
     return { line: place.line };
   }
 }
+
+/** What jiti puts in front of a module's compiled code (jiti.import evaluates modules as async functions). */
+const JITI_WRAPPER_HEAD = '(async function (exports, require, module, __filename, __dirname, jitiImport, jitiESMResolve) { ';
 
 /** Where jiti's parser finds the syntax error of a JavaScript file; null when it finds none. */
 async function javaScriptSyntaxPlace(file: string): Promise<Place | null> {

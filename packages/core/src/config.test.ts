@@ -250,13 +250,25 @@ describe('config files that do not load', () => {
     expect((await errorOf(loadConfig(dir))).message).toBe(`${file}:2:17: no port`);
   });
 
-  it('names the config file when a module it imports is missing', async () => {
+  it('names the config file, the importing file, its line and column, and what to do when a module is missing', async () => {
     const ts = await write('ts/orange.config.ts', 'import { notify } from "./plugins/notify";\nexport default { plugins: [notify()] };\n');
-    expect((await errorOf(loadConfig(join(dir, 'ts')))).message).toBe(`${ts}: Cannot find module './plugins/notify'`);
-    const mjs = await write('mjs/orange.config.mjs', 'import { notify } from "orange-plugin-that-is-not-installed";\nexport default { plugins: [notify()] };\n');
+    expect((await errorOf(loadConfig(join(dir, 'ts')))).message).toBe(
+      `${ts}: Cannot find module './plugins/notify' imported from orange.config.ts:1:24 — check the path (a TypeScript file is imported by its name, with .js or without an extension)`,
+    );
+    const mjs = await write('mjs/orange.config.mjs', '// the team config\nimport { notify } from "orange-plugin-that-is-not-installed";\nexport default { plugins: [notify()] };\n');
     const error = await errorOf(loadConfig(join(dir, 'mjs')));
     expect(error.code).toBe('E_CONFIG');
-    expect(error.message).toBe(`${mjs}: Cannot find package 'orange-plugin-that-is-not-installed' imported from ${mjs}`);
+    expect(error.message).toBe(
+      `${mjs}: Cannot find module 'orange-plugin-that-is-not-installed' imported from orange.config.mjs:2:24 — install it in this repository (npm install orange-plugin-that-is-not-installed)`,
+    );
+  });
+
+  it('names the local plugin file and its line when the plugin imports a missing package', async () => {
+    const file = await write('orange.config.ts', "import { veto } from './plugins/veto.js';\nexport default { plugins: [veto()] };\n");
+    await write('plugins/veto.ts', "import type { OrangePlugin } from '@orange/core';\n\nimport { slack } from '@acme/slack-sdk/client';\nexport const veto = (): OrangePlugin => ({ name: 'veto', apply() { slack(); } });\n");
+    expect((await errorOf(loadConfig(dir))).message).toBe(
+      `${file}: Cannot find module '@acme/slack-sdk/client' imported from plugins/veto.ts:3:23 — install it in this repository (npm install @acme/slack-sdk)`,
+    );
   });
 
   it("keeps a plugin factory's E_PLUGIN_OPTIONS, prefixed by the config file and the line of the call", async () => {
@@ -294,8 +306,8 @@ describe('config files that do not load', () => {
     });
   });
 
-  it('allows 10 s by default and refuses an ORANGE_CONFIG_TIMEOUT_MS that is not a positive whole number', async () => {
-    expect(configTimeoutMs({})).toBe(10_000);
+  it('allows 30 s by default and refuses an ORANGE_CONFIG_TIMEOUT_MS that is not a positive whole number', async () => {
+    expect(configTimeoutMs({})).toBe(30_000);
     expect(configTimeoutMs({ ORANGE_CONFIG_TIMEOUT_MS: '2500' })).toBe(2500);
     for (const bad of ['0', '-5', '1.5', 'soon']) {
       expect(() => configTimeoutMs({ ORANGE_CONFIG_TIMEOUT_MS: bad })).toThrow(/^ORANGE_CONFIG_TIMEOUT_MS must be a positive whole number of milliseconds/);
@@ -433,5 +445,47 @@ describe('the TypeScript config loader cache', () => {
     expect((await loadConfig(dir)).config.poolSize).toBe(3);
     await write('orange.config.ts', `const size: number = 6;\nexport default { poolSize: size };\n`);
     expect((await loadConfig(dir)).config.poolSize).toBe(6);
+  });
+});
+
+describe('imports a config shares with the code that loads it', () => {
+  // The modules the loader hands over (the CLI passes its @orange/core, plugins and zod).
+  const modules = { '@orange/core': { OrangeError }, zod: { z } };
+
+  it('gives a config and its local plugin files the very modules passed in, in a directory with no node_modules', async () => {
+    await write('package.json', JSON.stringify({ name: 'team-repo', type: 'module' }));
+    await write('orange.config.ts', "import { OrangeError } from '@orange/core';\nimport { veto } from './plugins/veto.js';\nexport default { plugins: [veto(OrangeError)] };\n");
+    await write(
+      'plugins/veto.ts',
+      "import * as core from '@orange/core';\nimport { z } from 'zod';\nexport const veto = (given: unknown) => ({ name: 'veto', apply() {}, given, core: core.OrangeError, schema: z.object({ n: z.number() }) });\n",
+    );
+    const loaded = await loadConfig(dir, undefined, { modules });
+    const plugin = loaded.config.plugins[0] as unknown as { given: unknown; core: unknown; schema: z.ZodType };
+    expect(plugin.given).toBe(OrangeError);
+    expect(plugin.core).toBe(OrangeError);
+    // Built by this process's zod: instanceof holds and it parses here.
+    expect(plugin.schema).toBeInstanceOf(z.ZodObject);
+    expect(plugin.schema.parse({ n: 1 })).toEqual({ n: 1 });
+  });
+
+  it('gives a JavaScript config the shared modules too, and a JavaScript plugin file it imports', async () => {
+    await write('package.json', JSON.stringify({ name: 'team-repo', type: 'module' }));
+    await write('orange.config.mjs', "import { z } from 'zod';\nimport { tag } from './plugins/tag.js';\nexport default { plugins: [{ name: 'tag', apply() {}, z, tag }] };\n");
+    await write('plugins/tag.js', "import { OrangeError } from '@orange/core';\nexport const tag = OrangeError;\n");
+    const plugin = (await loadConfig(dir, undefined, { modules })).config.plugins[0] as unknown as { z: unknown; tag: unknown };
+    expect(plugin.z).toBe(z);
+    expect(plugin.tag).toBe(OrangeError);
+  });
+
+  it('prefers the shared module to a copy the repository installed itself', async () => {
+    await write('package.json', JSON.stringify({ name: 'team-repo', type: 'module' }));
+    await write('node_modules/@orange/core/package.json', JSON.stringify({ name: '@orange/core', type: 'module', exports: './index.js' }));
+    await write('node_modules/@orange/core/index.js', 'export const OrangeError = "the repository\'s copy";\n');
+    await write('orange.config.ts', "import { OrangeError } from '@orange/core';\nexport default { plugins: [{ name: 'p', apply() {}, OrangeError }] };\n");
+    const shared = (await loadConfig(dir, undefined, { modules })).config.plugins[0] as unknown as { OrangeError: unknown };
+    expect(shared.OrangeError).toBe(OrangeError);
+    // Without shared modules the repository's own copy is what resolves.
+    const own = (await loadConfig(dir)).config.plugins[0] as unknown as { OrangeError: unknown };
+    expect(own.OrangeError).toBe("the repository's copy");
   });
 });

@@ -1,7 +1,7 @@
 import { isAbsolute, relative, sep } from 'node:path';
 import { z } from 'zod';
 import type { cosmiconfig as cosmiconfigFn } from 'cosmiconfig';
-import { loadJavaScriptConfig, loadJsonConfig, loadTypeScriptConfig, loadYamlConfig } from './config-loaders.js';
+import { loadJsonConfig, loadModuleConfig, loadYamlConfig, type SharedModules } from './config-loaders.js';
 import { isOrangeError, OrangeError } from './errors.js';
 import { LOG_LEVELS } from './log.js';
 import type { OrangePlugin } from './plugin.js';
@@ -109,14 +109,22 @@ export interface LoadedConfig {
 }
 
 /**
- * Finds and loads the config from `cwd` upward with cosmiconfig. TypeScript configs go through
- * jiti with its file cache: compiling with `typescript` on every CLI call costs ~0.6 s. Always
+ * Finds and loads the config from `cwd` upward with cosmiconfig. TypeScript and JavaScript configs
+ * go through jiti with its file cache: compiling with `typescript` on every CLI call costs ~0.6 s. Always
  * ends with an answer: a config, or one E_CONFIG line (also when loading outlasts
  * `ORANGE_CONFIG_TIMEOUT_MS`).
  */
-export async function loadConfig(cwd: string = process.cwd(), paths?: OrangePaths): Promise<LoadedConfig> {
+export async function loadConfig(cwd: string = process.cwd(), paths?: OrangePaths, options: LoadConfigOptions = {}): Promise<LoadedConfig> {
   const start = paths ? await configSearchStart(cwd, paths) : cwd;
-  return loadConfigFrom(start);
+  return loadConfigFrom(start, options.modules ?? {});
+}
+
+export interface LoadConfigOptions {
+  /**
+   * What the config's own imports of these specifiers get instead of a module found on disk (the
+   * CLI passes its @orange/core, plugins and zod); a specifier not listed resolves as usual.
+   */
+  readonly modules?: SharedModules;
 }
 
 /**
@@ -133,8 +141,12 @@ export async function configSearchStart(cwd: string, paths: OrangePaths): Promis
   return project?.path ?? cwd;
 }
 
-/** How long loading the config may take before it is given up, unless `ORANGE_CONFIG_TIMEOUT_MS` says. */
-export const CONFIG_TIMEOUT_MS = 10_000;
+/**
+ * How long loading the config may take before it is given up, unless `ORANGE_CONFIG_TIMEOUT_MS` says.
+ * Generous: a busy machine (a CI box running agents and tests) can take seconds to compile a
+ * TypeScript config, and only a config that never finishes should be refused.
+ */
+export const CONFIG_TIMEOUT_MS = 30_000;
 
 /** The config loading time limit from `ORANGE_CONFIG_TIMEOUT_MS`; E_CONFIG when that is not a positive integer. */
 export function configTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
@@ -147,7 +159,7 @@ export function configTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
   return ms;
 }
 
-async function loadConfigFrom(cwd: string): Promise<LoadedConfig> {
+async function loadConfigFrom(cwd: string, modules: SharedModules): Promise<LoadedConfig> {
   const timeoutMs = configTimeoutMs();
   // cosmiconfig is CommonJS: Node's import() gives its exports by name, a bundle that puts it in
   // a chunk of its own (the CLI's esbuild build) gives them as `default` only.
@@ -161,14 +173,15 @@ async function loadConfigFrom(cwd: string): Promise<LoadedConfig> {
       loading = file;
       return load(file, ...rest);
     };
+  const loadModule = (file: string) => loadModuleConfig(file, modules);
   const explorer = cosmiconfig('orange', {
     searchPlaces: CONFIG_SEARCH_PLACES,
     searchStrategy: 'global',
     loaders: {
-      '.ts': track(loadTypeScriptConfig),
-      '.mts': track(loadTypeScriptConfig),
-      '.js': track(loadJavaScriptConfig),
-      '.mjs': track(loadJavaScriptConfig),
+      '.ts': track(loadModule),
+      '.mts': track(loadModule),
+      '.js': track(loadModule),
+      '.mjs': track(loadModule),
       '.json': track(loadJsonConfig),
       '.yaml': track(loadYamlConfig),
       '.yml': track(loadYamlConfig),

@@ -1,18 +1,16 @@
-import { OrangeError, TransitionRefused } from './errors.js';
+import { isOrangeError, OrangeError, TransitionRefused, type ErrorCode } from './errors.js';
 import { decideExit, exitHandledInStatus, type ExitDecision } from './exit-rules.js';
 import { evaluateGuard } from './guard.js';
-import type { ActionContext, Cause, TransitionEvent } from './hooks.js';
+import type { ActionContext, Cause, RefusalCheck, TransitionEvent } from './hooks.js';
 import type { Orange } from './orange.js';
-import { parseSections, setSection } from './sections.js';
+import { parseSections, sectionNameProblem, setSection, strayHeading } from './sections.js';
 import type { HistoryEvent } from './store/history.js';
 import { assertBranchName, assertProjectName, newTaskId } from './store/names.js';
 import { newTaskMeta } from './store/task-file.js';
 import type { AgentRole, Task, TaskMeta } from './task.js';
 import type { Transition, Workflow } from './workflow/workflow.js';
 import { renderPrompt } from './workflow/prompts.js';
-import { withLock } from './store/lock.js';
 import { oneLineSummary } from './terminal-text.js';
-import { join } from 'node:path';
 
 /** Identifies a task on disk. */
 export interface TaskRef {
@@ -38,6 +36,16 @@ export interface TransitionResult {
   readonly changed: boolean;
   /** Actions that failed after the status was written. */
   readonly failedHooks: readonly string[];
+  /** Each failed action with its own error, in the order they ran. */
+  readonly failures: readonly ActionFailure[];
+}
+
+/** An action that failed after the status was written: its name and its own error. */
+export interface ActionFailure {
+  readonly action: string;
+  readonly message: string;
+  /** The error's `code` when it is an OrangeError (E_POOL_EXHAUSTED, E_RUNTIME, …). */
+  readonly code?: string;
 }
 
 export interface CreateTaskInput {
@@ -64,6 +72,8 @@ export interface CreateTaskResult {
   readonly queuedReason?: string;
   /** Actions that failed while starting it (the task is flagged for attention). */
   readonly failedHooks: readonly string[];
+  /** Each failed action with its own error. */
+  readonly failures: readonly ActionFailure[];
 }
 
 /** What `Engine.edit` may change; `branch: null` adopts the worktree's current branch. */
@@ -153,7 +163,7 @@ export class Engine {
   private async transitionLocked(task: Task, to: string, options: TransitionOptions, deferred: Deferred[]): Promise<TransitionResult> {
     const from = task.meta.status;
     if (options.expectFrom !== undefined && from !== options.expectFrom) {
-      return { task, from, to: from, changed: false, failedHooks: [] };
+      return { task, from, to: from, changed: false, failedHooks: [], failures: [] };
     }
     return this.applyTransition(await this.prepareTransition(task, to, options), deferred);
   }
@@ -163,11 +173,27 @@ export class Engine {
     const from = task.meta.status;
     const cause = options.cause ?? 'request';
     const workflow = await this.orange.workflowForProject(task.meta.project);
-    const transition = await this.select(workflow, task, to, options);
-    const event: TransitionEvent = { orange: this.orange, task, workflow, transition, from, to, cause };
-    const veto = await this.orange.hooks.beforeTransition.promise(event);
-    if (typeof veto === 'string' && veto !== '') throw new TransitionRefused('E_VETOED', from, to, veto);
-    return { event, options };
+    try {
+      const transition = await this.select(workflow, task, to, options);
+      const event: TransitionEvent = { orange: this.orange, task, workflow, transition, from, to, cause };
+      const veto = await this.orange.hooks.beforeTransition.promise(event);
+      if (typeof veto === 'string' && veto !== '') throw new TransitionRefused('E_VETOED', from, to, veto);
+      return { event, options };
+    } catch (error) {
+      if (error instanceof TransitionRefused) await this.announceRefusal(task, error, cause);
+      throw error;
+    }
+  }
+
+  /** Tells `transitionRefused` observers (notifiers, audit logs) about a refusal; they cannot change it. */
+  private async announceRefusal(task: Task, refusal: TransitionRefused, cause: Cause): Promise<void> {
+    const check = REFUSAL_CHECKS[refusal.code];
+    if (check === undefined) return;
+    const reason = typeof refusal.details.reason === 'string' ? refusal.details.reason : refusal.message;
+    const source = cause === 'auto' || cause === 'crash' ? 'exit-rule' : 'request';
+    await this.safely('transitionRefused', () =>
+      this.orange.hooks.transitionRefused.promise({ orange: this.orange, task, from: refusal.from, to: refusal.to, cause, source, check, code: refusal.code, reason }),
+    );
   }
 
   /** Status write → ledger → actions → reset → history → hooks. The task lock is held. */
@@ -179,7 +205,7 @@ export class Engine {
     await this.record(current, { type: 'status.changed', from, to, cause, ...(options.reason ? { reason: options.reason } : {}) });
     this.orange.log.info('status changed', { task: task.meta.id, project: task.meta.project, from, to, cause });
 
-    const { task: afterHooks, failed } = await this.runActions(current, workflow, transition.hooks, from, to, cause, deferred);
+    const { task: afterHooks, failed, failures } = await this.runActions(current, workflow, transition.hooks, from, to, cause, deferred);
     current = await this.writeFresh(afterHooks, {
       crash_count: 0,
       attention: failed.length > 0 ? failedHooksNote(failed) : null,
@@ -190,7 +216,7 @@ export class Engine {
       await this.safely('autoAdvanced', () => this.orange.hooks.autoAdvanced.promise({ orange: this.orange, task: current, from, to, reason }));
     }
     await this.safely('afterTransition', () => this.orange.hooks.afterTransition.promise({ ...event, task: current }));
-    return { task: current, from, to, changed: true, failedHooks: failed };
+    return { task: current, from, to, changed: true, failedHooks: failed, failures };
   }
 
   private async select(workflow: Workflow, task: Task, to: string, options: TransitionOptions): Promise<Transition> {
@@ -239,8 +265,9 @@ export class Engine {
     to: string,
     cause: Cause,
     deferred: Deferred[],
-  ): Promise<{ task: Task; failed: string[] }> {
+  ): Promise<{ task: Task; failed: string[]; failures: ActionFailure[] }> {
     const failed: string[] = [];
+    const failures: ActionFailure[] = [];
     let current = task;
     for (const action of actions) {
       const ctx = this.actionContext(action, () => current, (t) => (current = t), workflow, from, to, cause, deferred);
@@ -251,12 +278,13 @@ export class Engine {
       } catch (error) {
         const err = error instanceof Error ? error : new Error(String(error));
         failed.push(action);
+        failures.push({ action, message: err.message, ...(isOrangeError(err) ? { code: err.code } : {}) });
         this.orange.log.error('hook failed', { task: current.meta.id, hook: action, from, to, error: err.message });
         await this.record(current, { type: 'hook.failed', hook: action, from, to, error: err.message });
         await this.safely('hookFailed', () => this.orange.hooks.hookFailed.promise({ orange: this.orange, task: current, action, error: err }));
       }
     }
-    return { task: current, failed };
+    return { task: current, failed, failures };
   }
 
   private actionContext(
@@ -348,7 +376,7 @@ export class Engine {
     });
     const body = input.context && input.context.trim() !== '' ? setSection('', 'Context', input.context) : '';
     // Branch uniqueness needs a project-wide lock: two creates for one branch must not both win.
-    const task = await withLock(join(this.orange.paths.projectTasksDir(projectName), '.create'), `project ${projectName}`, async () => {
+    const task = await this.orange.store.withProjectLock(projectName, async () => {
       const { tasks } = await this.orange.store.list(projectName);
       const holder = tasks.find((t) => t.meta.branch === branch && !workflow.isTerminal(t.meta.status));
       if (holder) throw new OrangeError('E_TASK_EXISTS', `branch ${branch} already has task ${holder.meta.id} (${holder.meta.status})`);
@@ -356,29 +384,29 @@ export class Engine {
     });
     this.orange.log.info('task created', { task: id, project: projectName, status, branch });
     await this.safely('taskCreated', () => this.orange.hooks.taskCreated.promise({ orange: this.orange, task }));
-    if (input.spawn === false) return { task, spawned: false, failedHooks: [] };
+    if (input.spawn === false) return { task, spawned: false, failedHooks: [], failures: [] };
 
     if (status === workflow.initial) {
       try {
         const result = await this.transition({ project: projectName, id }, workflow.start, { cause: 'spawn' });
-        return { task: result.task, spawned: true, failedHooks: result.failedHooks };
+        return { task: result.task, spawned: true, failedHooks: result.failedHooks, failures: result.failures };
       } catch (error) {
         if (error instanceof TransitionRefused && error.code === 'E_VETOED') {
-          return { task: await this.orange.store.read(projectName, id), spawned: false, queuedReason: error.details.reason as string, failedHooks: [] };
+          return { task: await this.orange.store.read(projectName, id), spawned: false, queuedReason: error.details.reason as string, failedHooks: [], failures: [] };
         }
         throw error;
       }
     }
     const hooks = workflow.createHooks(status) ?? [];
-    if (hooks.length === 0) return { task, spawned: false, failedHooks: [] };
+    if (hooks.length === 0) return { task, spawned: false, failedHooks: [], failures: [] };
     const deferred: Deferred[] = [];
     const created = await this.orange.store.withTaskLock(projectName, id, async () => {
-      const { task: after, failed } = await this.runActions(task, workflow, hooks, null, status, 'create', deferred);
+      const { task: after, failed, failures } = await this.runActions(task, workflow, hooks, null, status, 'create', deferred);
       const flagged = failed.length ? await this.writeFresh(after, { attention: failedHooksNote(failed) }) : after;
-      return { task: flagged, failed };
+      return { task: flagged, failed, failures };
     });
     await this.runDeferred(deferred);
-    return { task: created.task, spawned: true, failedHooks: created.failed };
+    return { task: created.task, spawned: true, failedHooks: created.failed, failures: created.failures };
   }
 
   /** Starts a waiting task: initial → start (may be vetoed, e.g. when the pool is exhausted). */
@@ -525,10 +553,12 @@ export class Engine {
         throw new OrangeError('E_NOT_ALLOWED', `the ${role} of task ${ref.id} is still running; attach with: orange task attach ${ref.id}`);
       }
       const actions = [...(current.meta.workspace ? [] : ['acquire_workspace']), role === 'worker' ? 'spawn_agent' : 'spawn_reviewer'];
-      const { task: after, failed } = await this.runActions(current, workflow, actions, status, status, 'respawn', deferred);
+      const { task: after, failed, failures } = await this.runActions(current, workflow, actions, status, status, 'respawn', deferred);
       if (failed.length) {
         await this.writeFresh(after, { attention: failedHooksNote(failed) });
-        throw new OrangeError('E_RUNTIME', `respawn of task ${ref.id} failed: ${failed.join(', ')} (see orange log)`);
+        // The action's own error is the answer (a missing harness, an exhausted pool), not only its name.
+        const reasons = failures.map((f) => `${f.action}: ${f.message}`).join('; ');
+        throw new OrangeError(failedCode(failures), `respawn of task ${ref.id} failed: ${reasons}`, { failedHooks: failed, failures });
       }
       return this.writeFresh(after, { attention: null });
     });
@@ -599,6 +629,30 @@ export class Engine {
   }
 
   /**
+   * Replaces one `## name` section of a task's TASK.md body (appending it when missing) under the
+   * task lock, keeping every other byte and any concurrent edit of the rest of the body
+   * (`orange task section set`): agents write artifacts without editing the file with regexes.
+   */
+  async writeSection(ref: TaskRef, name: string, content: string): Promise<Task> {
+    const problem = sectionNameProblem(name);
+    if (problem) throw new OrangeError('E_INVALID_INPUT', `section "${oneLineSummary(name).slice(0, 60)}": ${problem}`);
+    if (Buffer.byteLength(content) > SECTION_MAX_BYTES) {
+      throw new OrangeError('E_INVALID_INPUT', `section ${name}: the text is larger than ${SECTION_MAX_BYTES / 1024 / 1024} MB`);
+    }
+    const stray = strayHeading(content);
+    if (stray !== null) {
+      throw new OrangeError('E_INVALID_INPUT', `section ${name}: the text has its own level-2 heading "## ${oneLineSummary(stray).slice(0, 60)}", which would start another section; use ### inside a section`);
+    }
+    return this.orange.store.withTaskLock(ref.project, ref.id, async () => {
+      await this.readVerified(ref);
+      const task = await this.orange.store.update(ref.project, ref.id, {}, (body) => setSection(body, name, content));
+      await this.record(task, { type: 'section.written', section: name, bytes: Buffer.byteLength(content.trim()) });
+      this.orange.log.info('section written', { task: ref.id, section: name });
+      return task;
+    });
+  }
+
+  /**
    * Restores every engine-owned field TASK.md shows forged (and a status the ledger disagrees with)
    * to its value of record, keeping the body and the free fields; returns what was restored.
    */
@@ -646,9 +700,25 @@ export class Engine {
   }
 }
 
+/** Largest text `writeSection` takes for one section (TASK.md itself is capped at 8 MB). */
+const SECTION_MAX_BYTES = 1024 * 1024;
+
+/** Which check raised each refusal code (E_TAMPERED is a refusal to read, not a transition check). */
+const REFUSAL_CHECKS: Partial<Record<string, RefusalCheck>> = {
+  E_ILLEGAL_TRANSITION: 'map',
+  E_GUARD_FAILED: 'guard',
+  E_GATE_FAILED: 'gate',
+  E_VETOED: 'veto',
+};
+
 /** The `attention` note for actions that failed after a write: `hook failed: a` / `hooks failed: a, b`. */
 function failedHooksNote(failed: readonly string[]): string {
   return `hook${failed.length > 1 ? 's' : ''} failed: ${failed.join(', ')}`;
+}
+
+/** The code of the first failure that has one (E_HARNESS, E_POOL_EXHAUSTED, …), else E_RUNTIME. */
+function failedCode(failures: readonly ActionFailure[]): ErrorCode {
+  return (failures.find((f) => f.code !== undefined)?.code as ErrorCode | undefined) ?? 'E_RUNTIME';
 }
 
 /** A field value for a one-line message: quoted, and cut short (a forged value may be huge). */

@@ -164,13 +164,25 @@ describe('harness errors', () => {
 
   it.each([
     ['the task’s harness', {}, { harness: 'gemini' }, 'worker'],
-    ['the config harness', { harness: 'gemini' }, {}, 'worker'],
     ['the task’s review_harness', {}, { review_harness: 'gemini' }, 'reviewer'],
-    ['the config reviewHarness', { reviewHarness: 'gemini' }, {}, 'reviewer'],
   ] as const)('refuses an unknown name from %s with E_HARNESS naming it and the known harnesses', async (_, config, fields, role) => {
     const orange = await orangeWith(config, [harnessPlugin('harnesses', fakeHarness('claude', true), fakeHarness('codex', true))]);
     const error = await errorOf(orange.resolveHarness(meta(fields), role));
     expect(error).toMatchObject({ code: 'E_HARNESS', message: 'no harness named "gemini" (known: claude, codex)' });
+  });
+
+  it.each(['harness', 'reviewHarness'] as const)('refuses a config %s that names no registered harness when the config loads, not at spawn time', async (field) => {
+    const error = await errorOf(orangeWith({ [field]: 'gemini' }, [harnessPlugin('harnesses', fakeHarness('claude', true), fakeHarness('codex', false))]));
+    expect(error).toMatchObject({
+      code: 'E_CONFIG',
+      message: `built-in config: field "${field}" names no registered harness "gemini" (known: claude, codex)`,
+      details: { field },
+    });
+  });
+
+  it('accepts a config harness that is registered but not installed (installation is checked when an agent starts)', async () => {
+    const orange = await orangeWith({ harness: 'codex' }, [harnessPlugin('harnesses', fakeHarness('claude', true), fakeHarness('codex', false))]);
+    expect(orange.config.harness).toBe('codex');
   });
 
   it('says "known: none" for an unknown name when no harness is registered', async () => {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { editSection, filesOf, recordingPlugin, sandbox, taskIn, type Sandbox } from '../test/fixtures.js';
 import { TransitionRefused } from './errors.js';
-import type { HookFailedEvent, TransitionEvent } from './hooks.js';
+import type { HookFailedEvent, TransitionEvent, TransitionRefusedEvent } from './hooks.js';
 import { Orange } from './orange.js';
 import type { OrangePlugin } from './plugin.js';
 import { OrangePaths } from './store/paths.js';
@@ -92,6 +92,82 @@ describe('beforeTransition', () => {
     const ref = await taskIn(box, 'planning', { body: PLAN });
     await expect(box.orange.engine.transition(ref, 'cancelled')).rejects.toMatchObject({ code: 'E_VETOED' });
     expect((await box.orange.engine.transition(ref, 'working')).task.meta.status).toBe('working');
+  });
+});
+
+/** A plugin recording every `transitionRefused` event into `into`. */
+function refusals(into: TransitionRefusedEvent[]): OrangePlugin {
+  return {
+    name: 'audit',
+    apply(orange) {
+      orange.hooks.transitionRefused.tapPromise('audit', async (e) => void into.push(e));
+    },
+  };
+}
+
+/** The facts of a refusal event a notifier would report. */
+function facts(e: TransitionRefusedEvent | undefined) {
+  return e && { from: e.from, to: e.to, cause: e.cause, source: e.source, check: e.check, code: e.code, reason: e.reason, status: e.task.meta.status };
+}
+
+describe('transitionRefused', () => {
+  it('reports a request refused by the map, a guard and a gate, naming the check and the bare reason', async () => {
+    const seen: TransitionRefusedEvent[] = [];
+    box = await sandbox({}, [refusals(seen)]);
+    const planning = await taskIn(box, 'planning');
+    await expect(box.orange.engine.transition(planning, 'reviewing')).rejects.toMatchObject({ code: 'E_ILLEGAL_TRANSITION' });
+    await expect(box.orange.engine.transition(planning, 'working')).rejects.toMatchObject({ code: 'E_GATE_FAILED' });
+    const review = await taskIn(box, 'agent-review', { body: '## Review\n\nVerdict: FAIL\nredo\n', meta: { review_round: 2 } });
+    await expect(box.orange.engine.request(review, { status: 'working' })).rejects.toMatchObject({ code: 'E_GUARD_FAILED' });
+
+    expect(seen.map(facts)).toEqual([
+      expect.objectContaining({ from: 'planning', to: 'reviewing', cause: 'request', source: 'request', check: 'map', code: 'E_ILLEGAL_TRANSITION', status: 'planning' }),
+      { from: 'planning', to: 'working', cause: 'request', source: 'request', check: 'gate', code: 'E_GATE_FAILED', reason: 'TASK.md has no ## Plan section', status: 'planning' },
+      expect.objectContaining({ from: 'agent-review', to: 'working', source: 'request', check: 'guard', code: 'E_GUARD_FAILED' }),
+    ]);
+    expect(seen[2]?.reason).toMatch(/^guard "review_round < 2" does not hold/);
+  });
+
+  it('reports a vetoed request with the veto\'s own sentence, and changes nothing', async () => {
+    const seen: TransitionRefusedEvent[] = [];
+    box = await sandbox({}, [lifecycle('gatekeeper', { before: () => 'the pool is busy' }), refusals(seen)]);
+    const ref = await taskIn(box, 'planning', { body: PLAN });
+    const before = await filesOf(box, ref);
+    await expect(box.orange.engine.transition(ref, 'working')).rejects.toMatchObject({ code: 'E_VETOED' });
+    expect(seen.map(facts)).toEqual([
+      { from: 'planning', to: 'working', cause: 'request', source: 'request', check: 'veto', code: 'E_VETOED', reason: 'the pool is busy', status: 'planning' },
+    ]);
+    expect(await filesOf(box, ref)).toEqual(before);
+  });
+
+  it('reports a vetoed exit-rule advance as source exit-rule, before the task is flagged', async () => {
+    const seen: TransitionRefusedEvent[] = [];
+    box = await sandbox({}, [lifecycle('gatekeeper', { before: (e) => (e.cause === 'auto' ? 'auto-advance is paused' : undefined) }), refusals(seen)]);
+    const ref = await taskIn(box, 'planning', { body: PLAN, meta: { worker_spawn: 'w1' } });
+    await box.orange.engine.agentExited(ref, 'worker', 'w1', 'exit');
+    expect(seen.map(facts)).toEqual([
+      { from: 'planning', to: 'working', cause: 'auto', source: 'exit-rule', check: 'veto', code: 'E_VETOED', reason: 'auto-advance is paused', status: 'planning' },
+    ]);
+    const task = await box.orange.store.read('demo', ref.id);
+    expect(task.meta.attention).toBe('exit rule refused: planning → working refused: auto-advance is paused');
+    expect(task.meta.crash_count).toBe(0);
+  });
+
+  it('does not fire for a transition that goes through, and a throwing tap does not change the refusal', async () => {
+    const seen: TransitionRefusedEvent[] = [];
+    const loud: OrangePlugin = {
+      name: 'loud',
+      apply(orange) {
+        orange.hooks.transitionRefused.tapPromise('loud', async () => {
+          throw new Error('notifier down');
+        });
+      },
+    };
+    box = await sandbox({}, [refusals(seen), loud]);
+    const ref = await taskIn(box, 'planning', { body: PLAN });
+    await expect(box.orange.engine.transition(ref, 'done')).rejects.toMatchObject({ code: 'E_ILLEGAL_TRANSITION' });
+    expect((await box.orange.engine.transition(ref, 'working')).task.meta.status).toBe('working');
+    expect(seen.map((e) => `${e.from} → ${e.to}`)).toEqual(['planning → done']);
   });
 });
 

@@ -43,6 +43,25 @@ export interface AutoAdvancedEvent extends TaskEvent {
   readonly reason: string;
 }
 
+/** Which check refused a transition: the transition map, a guard, a gate, or a plugin's veto. */
+export type RefusalCheck = 'map' | 'guard' | 'gate' | 'veto';
+
+/**
+ * A transition was refused and nothing was written: asked for (`request`: the CLI, an agent, a
+ * spawn) or taken by an exit rule (`exit-rule`: exit monitoring, causes `auto` and `crash`).
+ */
+export interface TransitionRefusedEvent extends TaskEvent {
+  readonly from: string;
+  readonly to: string;
+  readonly cause: Cause;
+  readonly source: 'request' | 'exit-rule';
+  readonly check: RefusalCheck;
+  /** The refusal's error code (`E_ILLEGAL_TRANSITION`, `E_GUARD_FAILED`, `E_GATE_FAILED`, `E_VETOED`). */
+  readonly code: string;
+  /** The reason alone (a gate's or a veto's sentence), without `from → to refused:`. */
+  readonly reason: string;
+}
+
 export interface PromptEvent extends TaskEvent {
   readonly role: AgentRole;
   readonly respawn: boolean;
@@ -83,6 +102,11 @@ export function createHooks() {
     taskCreated: new AsyncSeriesHook<[TaskEvent]>(['event']),
     /** Before the status is written. Return a string to veto: it becomes the refusal reason. */
     beforeTransition: new AsyncSeriesBailHook<[TransitionEvent], string | undefined | void>(['event']),
+    /**
+     * A transition was refused by the map, a guard, a gate or a veto (nothing was written), for a
+     * request or an exit rule: for notifiers and audit logs. Observes only; the lock is held.
+     */
+    transitionRefused: new AsyncSeriesHook<[TransitionRefusedEvent]>(['event']),
     /** After the status is written and every action ran. */
     afterTransition: new AsyncSeriesHook<[TransitionEvent]>(['event']),
     /** An action failed after the status was written (the task is flagged for attention). */

@@ -1,6 +1,6 @@
 export { OrangeError, TransitionRefused, WorkflowInvalid, isOrangeError, type ErrorCode } from './errors.js';
 export { parseGuard, evaluateGuard, guardsOverlap, type Guard, type GuardOperator, type GuardLiteral, type GuardParse } from './guard.js';
-export { parseSections, setSection, type Sections } from './sections.js';
+export { parseSections, setSection, sectionNameProblem, strayHeading, type Sections } from './sections.js';
 export { builtinGates, reviewVerdict, gateContext, type Gate, type GateContext, type GateResult, type ReviewVerdict } from './gates.js';
 export { TaskMetaSchema, TASK_ID_PATTERN, type Task, type TaskMeta, type AgentRole } from './task.js';
 export {
@@ -29,6 +29,7 @@ export {
   type TaskEdit,
   type TaskRequest,
   type RequestResult,
+  type ActionFailure,
 } from './engine.js';
 export {
   createHooks,
@@ -42,6 +43,8 @@ export {
   type CrashEvent,
   type AutoAdvancedEvent,
   type PromptEvent,
+  type RefusalCheck,
+  type TransitionRefusedEvent,
 } from './hooks.js';
 export {
   definePlugin,
@@ -66,7 +69,8 @@ export {
 } from './plugin.js';
 export { Orange, type OrangeOptions } from './orange.js';
 export { noopActions, pluginActions, workflowActions, type NoopActionsOptions } from './noop-actions.js';
-export { defineConfig, loadConfig, configSearchStart, parseConfig, ConfigSchema, CONFIG_SEARCH_PLACES, type OrangeConfig, type OrangeConfigInput, type LoadedConfig } from './config.js';
+export { defineConfig, loadConfig, configSearchStart, parseConfig, ConfigSchema, CONFIG_SEARCH_PLACES, type OrangeConfig, type OrangeConfigInput, type LoadedConfig, type LoadConfigOptions } from './config.js';
+export type { SharedModules } from './config-loaders.js';
 export { Logger, LOG_LEVELS, LOG_ROTATE_BYTES, type LogLevel, type LogRecord } from './log.js';
 export { OrangePaths } from './store/paths.js';
 export { TaskStore, TASK_FILE_MAX_BYTES, type UnreadableTask, type ListedTask, type TaskInspection, type TaskStoreOptions } from './store/task-store.js';
@@ -74,6 +78,7 @@ export { FREE_FIELDS, type FreeField, type FieldMismatch } from './store/task-st
 export { ProjectStore, ProjectSchema, type Project, type ProjectInput } from './store/projects.js';
 export { parseTaskFile, serializeTask, newTaskMeta } from './store/task-file.js';
 export { appendHistory, readHistory, ledgerStatus, type HistoryEvent } from './store/history.js';
+export { listTranscripts, pruneTranscripts, TRANSCRIPT_ROTATE_BYTES, TRANSCRIPTS_KEPT, type Transcript } from './store/transcripts.js';
 export { writeFileAtomic } from './store/atomic.js';
 export { withLock } from './store/lock.js';
 export {
@@ -91,3 +96,6 @@ export { headlessData } from './headless-data.js';
 export { inlineText, blockText, oneLineSummary, terminalJson } from './terminal-text.js';
 export { listProcesses, processesInside, processTree, withAncestors, type ProcessEntry } from './process-table.js';
 export { stopProcesses, type StopTimings } from './process-stop.js';
+export { simulateWorkflow, type SimulationResult, type SimulationStep } from './simulation/simulate.js';
+export { parseScript, SCRIPT_COMMANDS, type ScriptEvent, type ScriptStep } from './simulation/script.js';
+export { MemoryTaskStore, MemoryProjectStore, SilentLogger } from './simulation/memory-stores.js';

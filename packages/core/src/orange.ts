@@ -24,6 +24,13 @@ export interface OrangeOptions {
   readonly cliEntry?: string;
   /** The config file the config came from (for messages). */
   readonly configFile?: string | null;
+  /**
+   * Stores and logger to use instead of the files under `paths` (`orange workflow simulate` runs
+   * the engine on in-memory ones). With a store given, the home directory is not checked.
+   */
+  readonly store?: TaskStore;
+  readonly projects?: ProjectStore;
+  readonly log?: Logger;
 }
 
 const BUILTIN_WORKFLOWS: readonly WorkflowInput[] = [defaultWorkflow, classicWorkflow];
@@ -60,9 +67,9 @@ export class Orange {
     });
     this.config = config;
     this.paths = options.paths ?? OrangePaths.fromEnv();
-    this.store = new TaskStore(this.paths);
-    this.projects = new ProjectStore(this.paths);
-    this.log = new Logger(this.paths.logFile, config.logLevel);
+    this.store = options.store ?? new TaskStore(this.paths);
+    this.projects = options.projects ?? new ProjectStore(this.paths);
+    this.log = options.log ?? new Logger(this.paths.logFile, config.logLevel);
     this.cliEntry = options.cliEntry;
     this.configFile = options.configFile ?? null;
     this.engine = new Engine(this);
@@ -78,7 +85,7 @@ export class Orange {
   static async create(config: OrangeConfig | Record<string, unknown> = {}, options: OrangeOptions = {}): Promise<Orange> {
     const parsed = isParsedConfig(config) ? config : parseConfig(config, options.configFile ?? null);
     const orange = new Orange(parsed, options);
-    await orange.paths.checkHome();
+    if (options.store === undefined) await orange.paths.checkHome();
     const configured = parsed.plugins;
     const builtins = parsed.defaults && options.defaultPlugins ? options.defaultPlugins() : [];
     const builtinNames = new Set(builtins.map((p) => p.name));
@@ -97,11 +104,29 @@ export class Orange {
       }
       orange.plugins.push(plugin.name);
     }
+    orange.checkHarnessNames();
     // Every workflow the user wrote is checked now (its actions against what the plugins
     // provide), not when a project first uses it; built-ins the config does not use are not.
     orange.workflow(orange.defaultWorkflowName);
     for (const w of parsed.workflows) orange.workflow(w.name);
     return orange;
+  }
+
+  /**
+   * `harness` and `reviewHarness` must name a registered harness: a typo is refused when the
+   * config loads, naming the field and the known names, not when an agent is first spawned.
+   * Whether it is installed is a question for the moment of spawning (and `orange doctor`).
+   */
+  private checkHarnessNames(): void {
+    for (const field of ['harness', 'reviewHarness'] as const) {
+      const name = this.config[field];
+      if (name === undefined || this.harnesses.has(name)) continue;
+      const known = [...this.harnesses.keys()].join(', ') || 'none';
+      throw new OrangeError('E_CONFIG', `${this.configFile ?? 'built-in config'}: field "${field}" names no registered harness "${name}" (known: ${known})`, {
+        file: this.configFile,
+        field,
+      });
+    }
   }
 
   /** Fills a slot (runtime, workspaces, scm). A later plugin replaces an earlier one. */

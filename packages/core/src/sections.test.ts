@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseSections, setSection } from './sections.js';
+import { parseSections, sectionNameProblem, setSection, strayHeading } from './sections.js';
 
 describe('parseSections', () => {
   it('runs a section from its heading to the next level-2 heading or the end', () => {
@@ -60,5 +60,25 @@ describe('setSection', () => {
   it('round-trips through parseSections', () => {
     const next = setSection(setSection('', 'Plan', 'APPROACH: a'), 'Handoff', 'DONE: b');
     expect(Object.fromEntries(parseSections(next))).toEqual({ Plan: 'APPROACH: a', Handoff: 'DONE: b' });
+  });
+});
+
+describe('sectionNameProblem', () => {
+  it('accepts a plain heading and refuses empty, multi-line, ##-prefixed and padded names', () => {
+    expect(sectionNameProblem('Handoff')).toBeNull();
+    expect(sectionNameProblem('Test results')).toBeNull();
+    expect(sectionNameProblem('')).toMatch(/empty/);
+    expect(sectionNameProblem('Plan\n## Review')).toMatch(/one line/);
+    expect(sectionNameProblem('## Plan')).toMatch(/without the ##/);
+    expect(sectionNameProblem(' Plan')).toMatch(/spaces/);
+    expect(sectionNameProblem('x'.repeat(101))).toMatch(/100/);
+  });
+});
+
+describe('strayHeading', () => {
+  it('finds a level-2 heading that would start another section, ignoring ### and fenced code', () => {
+    expect(strayHeading('DONE: split\n### detail\n```\n## not a heading\n```\n')).toBeNull();
+    expect(strayHeading('DONE: split\n## Review\nVerdict: PASS')).toBe('Review');
+    expect(strayHeading('## x\nsame name as the wrapper')).toBe('x');
   });
 });

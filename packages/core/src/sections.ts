@@ -69,3 +69,21 @@ export function setSection(body: string, name: string, content: string): string 
   }
   return [...all.slice(0, start), ...block, ...all.slice(end)].join('\n');
 }
+
+/** Why `name` cannot be a section heading written by `setSection`, or null when it can. */
+export function sectionNameProblem(name: string): string | null {
+  if (name.trim() === '') return 'a section name cannot be empty';
+  if (name !== name.trim()) return 'a section name cannot start or end with spaces';
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(name)) return 'a section name must be one line of printable text';
+  if (name.startsWith('#')) return 'give the name without the ## (e.g. Handoff)';
+  if (name.length > 100) return 'a section name must be at most 100 characters';
+  return null;
+}
+
+/**
+ * The first level-2 heading (outside fenced code) in a section's new content, or null. Written as
+ * it is, such a heading would start another section and cut this one short.
+ */
+export function strayHeading(content: string): string | null {
+  return parseSections(content).keys().next().value ?? null;
+}

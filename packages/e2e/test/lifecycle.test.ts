@@ -24,13 +24,13 @@ describe('task lifecycles with real tmux, worktrees and scripted agents', () => 
     // The reviewer runs in its own window while the persistent worker stays alive.
     await box.waitFor('reviewer window beside the worker', async () => {
       const windows = await box!.windows();
-      return windows.includes(`${session}:review-1`) && windows.includes(`${session}:worker`);
+      return windows.some((w) => w.startsWith(`${session}:review-1-`)) && windows.includes(`${session}:worker`);
     });
     const reviewing = await box.waitForStatus(id, 'reviewing');
     expect(reviewing.meta.review_round).toBe(1);
     await box.waitFor('worker notified of the verdict', async () => (await box!.agentLog(id)).includes('notified:'));
     // The reviewer's window is killed once its own `orange task update` call has exited.
-    await box.waitFor('the reviewer window to go', async () => !(await box!.windows()).includes(`${session}:review-1`), 10_000);
+    await box.waitFor('the reviewer window to go', async () => !(await box!.windows()).some((w) => w.startsWith(`${session}:review-`)), 10_000);
 
     // A human pushed the branch for others to see; done must delete it again.
     const workspace = reviewing.meta.workspace as string;
@@ -105,7 +105,7 @@ describe('task lifecycles with real tmux, worktrees and scripted agents', () => 
     await box.git(box.repo, 'checkout', '-q', 'main');
     const id = await box.createTask(['feature/existing', 'review the existing branch', '--status', 'agent-review'], 'agent.reviews: FAIL,PASS\n');
     const session = `demo/${id}`;
-    await box.waitFor('the reviewer window', async () => (await box!.windows()).includes(`${session}:review-1`));
+    await box.waitFor('the reviewer window', async () => (await box!.windows()).some((w) => w.startsWith(`${session}:review-1-`)));
     expect(await box.windows()).not.toContain(`${session}:worker`);
     const task = await box.waitForStatus(id, 'reviewing', 60_000);
     expect(task.meta.review_round).toBe(2);

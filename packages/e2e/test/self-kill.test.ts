@@ -46,7 +46,7 @@ describe('an agent whose own command ends its window', () => {
     expect(call.stderr, shown).not.toMatch(/Assertion/);
     expect(call.stderr, shown).toBe('');
 
-    await box.waitFor('the reviewer window to be killed', async () => !(await box!.windows()).includes(`${session}:review-1`), 10_000);
+    await box.waitFor('the reviewer window to be killed', async () => !(await box!.windows()).some((w) => w.startsWith(`${session}:review-`)), 10_000);
     const alive = async () => (await listProcesses()).some((p) => call.pids.includes(p.pid) && !p.zombie);
     await box.waitFor('the reviewer agent and its wrapper to be gone', async () => !(await alive()), 10_000);
     expect((await box.task(id)).meta.status).toBe('reviewing');

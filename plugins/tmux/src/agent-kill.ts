@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { ActionContext } from '@orange/core';
 import { callerLocation } from './caller-location.js';
-import { sessionTarget, taskSession, windowName, windowTarget } from './session-name.js';
+import { isReviewerWindow, sessionTarget, taskSession, windowTarget } from './session-name.js';
 import { killVerified, type KillTimings } from './tmux-kill.js';
 import type { TmuxClient } from './tmux-client.js';
 import { reaperArgv } from './window-reaper-argv.js';
@@ -38,20 +38,26 @@ export async function killTaskSession(ctx: ActionContext, setup: KillSetup): Pro
   handOffKill(ctx, setup, windows);
 }
 
-/** Kills the current round's reviewer window only, and waits until its agent is gone; the worker keeps running. */
+/**
+ * Kills the reviewer's window only (the recorded spawn's; every reviewer window of the task when
+ * none is recorded), and waits until its agent is gone; the worker keeps running.
+ */
 export async function killReviewerWindow(ctx: ActionContext, setup: KillSetup): Promise<void> {
   const { client } = setup;
   const meta = ctx.task.meta;
   if (meta.reviewer_spawn !== null) await ctx.update({ reviewer_spawn: null });
   const session = taskSession(meta);
-  const window = windowName(meta, 'reviewer');
+  const windows = (await client.listWindows()).filter((w) => w.session === session && isReviewerWindow(w.window, meta.reviewer_spawn)).map((w) => w.window);
+  if (windows.length === 0) return;
   const caller = await callerLocation(client);
-  if (caller?.session !== session || caller.window !== window) {
-    await killVerified(client, 'window', windowTarget(session, window), setup.timings);
-    return;
+  for (const window of windows) {
+    if (caller?.session !== session || caller.window !== window) {
+      await killVerified(client, 'window', windowTarget(session, window), setup.timings);
+      continue;
+    }
+    const id = await client.attempt(['display-message', '-p', '-t', windowTarget(session, window), '#{window_id}']);
+    handOffKill(ctx, setup, id.ok ? [id.stdout.trim()] : []);
   }
-  const id = await client.attempt(['display-message', '-p', '-t', windowTarget(session, window), '#{window_id}']);
-  handOffKill(ctx, setup, id.ok ? [id.stdout.trim()] : []);
 }
 
 /**

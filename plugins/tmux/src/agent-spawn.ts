@@ -1,10 +1,12 @@
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { newSpawnId, OrangeError, writeFileAtomic, type ActionContext, type AgentRole, type HarnessRequest } from '@orange/core';
+import { newSpawnId, OrangeError, pruneTranscripts, TRANSCRIPTS_KEPT, writeFileAtomic, type ActionContext, type AgentRole, type HarnessRequest } from '@orange/core';
 import { agentEnv } from './agent-env.js';
 import { ensureOrangeShim } from './orange-shim.js';
-import { sessionName, sessionTarget, windowName, windowTarget } from './session-name.js';
+import { isAgentWindow, isReviewerWindow, sessionName, sessionTarget, WORKER_WINDOW, windowName, windowTarget } from './session-name.js';
 import { escapeTmuxFormat, type TmuxClient } from './tmux-client.js';
 import { killVerified } from './tmux-kill.js';
+import { transcriptPipeCommand } from './transcript-pipe.js';
 
 /** Bytes of agent argv + environment above which they travel in a spec file (tmux's limit is ~16 KB). */
 const INLINE_COMMAND_LIMIT = 12 * 1024;
@@ -19,6 +21,8 @@ export interface SpawnSetup {
   readonly socketName: string | undefined;
   /** The built exit wrapper (`dist/agent-wrapper.js`). */
   readonly wrapperPath: string;
+  /** Where agents' terminal output is kept (`dist/transcript-writer.js` and its cap), or null for none. */
+  readonly transcripts: { readonly writerPath: string; readonly maxBytes: number } | null;
 }
 
 /** What a spawn did: the spawn id, or null when the agent was already running. */
@@ -42,22 +46,25 @@ export async function spawnAgent(ctx: ActionContext, role: AgentRole, setup: Spa
     throw new OrangeError('E_RUNTIME', `task ${meta.id} has no workspace, so its ${role} cannot start (acquire_workspace must run first)`);
   }
   const field = role === 'worker' ? 'worker_spawn' : 'reviewer_spawn';
-  const window = windowName(meta, role);
   const windows = await client.listWindows();
   const sessions = new Set(windows.map((w) => w.session));
   // A renamed branch keeps its agents in the session recorded at spawn time.
   const session = meta.tmux_session && sessions.has(meta.tmux_session) ? meta.tmux_session : sessionName(meta);
-  const existing = windows.find((w) => w.session === session && w.window === window);
-  if (existing) {
-    if (!existing.dead && meta[field] !== null) {
-      ctx.log.debug('agent already running', { task: meta.id, role, session, window });
-      return { spawnId: null, session, window };
-    }
-    // Two windows of one name would make every exact target ambiguous.
-    await killVerified(client, 'window', windowTarget(session, window));
+  const recorded = meta[field];
+  const running = recorded === null ? undefined : windows.find((w) => w.session === session && !w.dead && isAgentWindow(w.window, meta, role));
+  if (running) {
+    ctx.log.debug('agent already running', { task: meta.id, role, session, window: running.window });
+    return { spawnId: null, session, window: running.window };
   }
+  // One agent of a role at a time: a window left by an earlier one (its exit already handled, or a
+  // dead pane kept by remain-on-exit) goes first. For the worker, two windows of one name would
+  // also make every exact target ambiguous.
+  const stale = windows.filter((w) => w.session === session && (role === 'worker' ? w.window === WORKER_WINDOW : isReviewerWindow(w.window, null)));
+  for (const old of stale) await killVerified(client, 'window', windowTarget(session, old.window));
   // Killing a session's last window ends the session.
-  const sessionAlive = windows.some((w) => w.session === session && w !== existing);
+  const sessionAlive = windows.some((w) => w.session === session && !stale.includes(w));
+  const spawnId = newSpawnId();
+  const window = windowName(meta, role, spawnId);
 
   const orange = ctx.orange;
   const harness = await orange.resolveHarness(meta, role);
@@ -74,7 +81,6 @@ export async function spawnAgent(ctx: ActionContext, role: AgentRole, setup: Spa
   const command = harness.command(request);
   if (command.argv.length === 0) throw new OrangeError('E_HARNESS', `harness ${harness.name} returned an empty command`);
 
-  const spawnId = newSpawnId();
   if (orange.cliEntry) await ensureOrangeShim(orange.paths, orange.cliEntry);
   const env = agentEnv({ task: meta, role, prompt, workspace, spawnId, paths: orange.paths, socketName: setup.socketName, harnessEnv: command.env });
   const wrapper = [
@@ -100,18 +106,29 @@ export async function spawnAgent(ctx: ActionContext, role: AgentRole, setup: Spa
   // A tmux client outside any session hands the pane its own PATH, overriding `-e PATH=…`.
   const clientEnv = { PATH: env.PATH };
   const newSession = ['new-session', '-d', '-s', session, ...place];
+  const transcript = setup.transcripts ? orange.paths.transcriptFile(meta.project, meta.id, role, spawnId) : null;
+  if (setup.transcripts) {
+    await mkdir(orange.paths.taskLogsDir(meta.project, meta.id), { recursive: true, mode: 0o700 });
+    await pruneTranscripts(orange.paths, meta.project, meta.id, role, TRANSCRIPTS_KEPT - 1);
+  }
+  // pipe-pane in the same tmux call as the window: the agent's first output is in the transcript too.
+  const pipe = setup.transcripts && transcript
+    ? ['pipe-pane', '-o', '-t', windowTarget(session, window), transcriptPipeCommand(process.execPath, setup.transcripts.writerPath, transcript, setup.transcripts.maxBytes)]
+    : null;
+  const launch = (command: string[]) => (pipe ? client.attemptChain([command, pipe], clientEnv) : client.attempt(command, clientEnv));
   const [first, second] = sessionAlive ? [newWindow, newSession] : [newSession, newWindow];
-  const started = await client.attempt(first, clientEnv);
+  const started = await launch(first);
   if (!started.ok) {
     // Another process created or ended the session since the listing: try the other way once.
     if (!/duplicate session|can't find session|no server running|error connecting/i.test(started.stderr)) {
       throw new OrangeError('E_RUNTIME', `tmux ${first[0]} failed: ${started.stderr.trim() || 'unknown error'}`);
     }
-    await client.run(second, clientEnv);
+    const retried = await launch(second);
+    if (!retried.ok) throw new OrangeError('E_RUNTIME', `tmux ${second[0]} failed: ${retried.stderr.trim().split('\n')[0] || 'unknown error'}`);
   }
 
   const task = await ctx.update({ [field]: spawnId, tmux_session: session });
-  await ctx.record({ type: 'agent.spawned', role, spawn: spawnId, session, window, harness: harness.name });
+  await ctx.record({ type: 'agent.spawned', role, spawn: spawnId, session, window, harness: harness.name, ...(transcript ? { transcript } : {}) });
   ctx.log.info('agent spawned', { task: meta.id, role, spawn: spawnId, session, window, harness: harness.name });
   try {
     await orange.hooks.agentSpawned.promise({ orange, task, role, spawnId });

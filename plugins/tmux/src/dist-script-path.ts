@@ -20,3 +20,8 @@ export function agentWrapperPath(): string {
 export function windowReaperPath(): string {
   return distScriptPath('window-reaper.js');
 }
+
+/** The process tmux pipe-pane feeds an agent's output to (`dist/transcript-writer.js`). */
+export function transcriptWriterPath(): string {
+  return distScriptPath('transcript-writer.js');
+}

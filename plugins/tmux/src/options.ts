@@ -1,4 +1,4 @@
-import { parsePluginOptions } from '@orange/core';
+import { parsePluginOptions, TRANSCRIPT_ROTATE_BYTES } from '@orange/core';
 import { z } from 'zod';
 
 /** Options of the tmux plugin. */
@@ -10,6 +10,10 @@ export const TmuxOptionsSchema = z
     tmuxBin: z.string().min(1).default('tmux'),
     /** Pause between typing a notification and pressing Enter (TUIs treat instant Enter as part of a paste). */
     submitDelayMs: z.number().int().nonnegative().max(5000).default(150),
+    /** Keep each agent's terminal output under the task's `logs/` (tmux pipe-pane). */
+    transcripts: z.boolean().default(true),
+    /** Bytes of a transcript before it is rotated to `.1` (so one spawn keeps at most twice this). */
+    transcriptMaxBytes: z.number().int().min(4096).max(1024 * 1024 * 1024).default(TRANSCRIPT_ROTATE_BYTES),
   })
   .strict();
 

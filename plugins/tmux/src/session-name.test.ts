@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sessionName, taskSession, windowName, windowTarget, sessionTarget } from './session-name.js';
+import { sessionName, taskSession, windowName, isReviewerWindow, windowTarget, sessionTarget } from './session-name.js';
 
 const ID = 'V1StGXR8Z5jdHi6BmyT4a';
 
@@ -26,9 +26,20 @@ describe('taskSession', () => {
 });
 
 describe('windows and targets', () => {
-  it('puts the worker in window worker and reviewers in review-<round>', () => {
-    expect(windowName({ review_round: 2 }, 'worker')).toBe('worker');
-    expect(windowName({ review_round: 2 }, 'reviewer')).toBe('review-2');
+  it('puts the worker in window worker and each reviewer in its own review-<round>-<spawn>', () => {
+    expect(windowName({ review_round: 2, reviewer_spawn: null }, 'worker')).toBe('worker');
+    expect(windowName({ review_round: 2, reviewer_spawn: 'Qm2c8RfT1a' }, 'reviewer')).toBe('review-2-Qm2c8RfT1a');
+    // A workflow that never counts rounds still gets one name per spawn.
+    expect(windowName({ review_round: 0, reviewer_spawn: null }, 'reviewer', 'a1')).not.toBe(windowName({ review_round: 0, reviewer_spawn: null }, 'reviewer', 'b2'));
+  });
+
+  it('finds a reviewer window by its spawn, or any reviewer window when none is recorded', () => {
+    expect(isReviewerWindow('review-1-Qm2c8RfT1a', 'Qm2c8RfT1a')).toBe(true);
+    expect(isReviewerWindow('review-3-Qm2c8RfT1a', 'Qm2c8RfT1a')).toBe(true);
+    expect(isReviewerWindow('review-1-Qm2c8RfT1a', 'other')).toBe(false);
+    expect(isReviewerWindow('review-1-Qm2c8RfT1a', null)).toBe(true);
+    expect(isReviewerWindow('review-10', null)).toBe(false);
+    expect(isReviewerWindow('worker', null)).toBe(false);
   });
 
   it('targets sessions and windows exactly, never by prefix', () => {

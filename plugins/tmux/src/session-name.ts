@@ -19,9 +19,28 @@ export function taskSession(task: Pick<TaskMeta, 'project' | 'id' | 'tmux_sessio
   return task.tmux_session ?? sessionName(task);
 }
 
-/** The window of an agent: `worker`, or `review-<review_round>` for the reviewer. */
-export function windowName(task: Pick<TaskMeta, 'review_round'>, role: AgentRole): string {
-  return role === 'worker' ? WORKER_WINDOW : `review-${task.review_round}`;
+/**
+ * The window of an agent: `worker`, or `review-<review_round>-<spawn>` for a reviewer. The spawn
+ * id makes every reviewer's window its own, even in a workflow that never counts rounds: a new
+ * reviewer never takes the name of one still being killed, and an exact target never hits the
+ * wrong one. A reviewer's window is found by its spawn (`isReviewerWindow`), not rebuilt from
+ * the round, which a workflow may change after the spawn.
+ */
+export function windowName(task: Pick<TaskMeta, 'review_round' | 'reviewer_spawn'>, role: AgentRole, spawn: string | null = task.reviewer_spawn): string {
+  return role === 'worker' ? WORKER_WINDOW : `review-${task.review_round}-${spawn ?? 'none'}`;
+}
+
+const REVIEWER_WINDOW = /^review-\d+-([0-9A-Za-z]+)$/;
+
+/** True for a reviewer's window: of the spawn `spawn`, or of any reviewer when `spawn` is null. */
+export function isReviewerWindow(window: string, spawn: string | null): boolean {
+  const match = REVIEWER_WINDOW.exec(window);
+  return match !== null && (spawn === null || match[1] === spawn);
+}
+
+/** True when `window` is the window of the task's agent of `role` (any reviewer's when none is recorded). */
+export function isAgentWindow(window: string, task: Pick<TaskMeta, 'reviewer_spawn'>, role: AgentRole): boolean {
+  return role === 'worker' ? window === WORKER_WINDOW : isReviewerWindow(window, task.reviewer_spawn);
 }
 
 /** Exact session target: `=` stops tmux from prefix-matching `a/b` to `a/bc`. */

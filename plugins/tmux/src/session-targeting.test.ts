@@ -51,13 +51,14 @@ describe('tasks whose branch holds characters special to tmux or a shell', () =>
     await box.orange.engine.transition(ref, 'working');
     await box.writeSection(task, 'Handoff', 'DONE: did it');
     await box.orange.engine.transition(ref, 'agent-review');
-    expect(await box.windows()).toContain(`${session}:review-1`);
-    const reviewers = await panePids(client, 'window', `=${session}:=review-1`);
+    const reviewerWindow = `review-1-${(await box.read(task)).meta.reviewer_spawn}`;
+    expect(await box.windows()).toContain(`${session}:${reviewerWindow}`);
+    const reviewers = await panePids(client, 'window', `=${session}:=${reviewerWindow}`);
     expect(reviewers).toHaveLength(1);
     await box.writeSection(task, 'Review', 'Verdict: PASS\nLooks good.');
     const reviewed = await box.orange.engine.transition(ref, 'reviewing');
     expect(reviewed.failedHooks).toEqual([]);
-    expect(await box.windows()).not.toContain(`${session}:review-1`);
+    expect(await box.windows()).not.toContain(`${session}:${reviewerWindow}`);
     expect(await alive(reviewers)).toEqual([]);
     await eventually(async () => (await typed(task.meta.id, 'worker')).includes('Review PASSED'));
 

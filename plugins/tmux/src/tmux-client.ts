@@ -47,12 +47,26 @@ export class TmuxClient {
   }
 
   /** Runs a tmux command (with extra client environment); failure is returned, not thrown. */
-  async attempt(args: readonly string[], env?: Readonly<Record<string, string>>): Promise<TmuxResult> {
+  attempt(args: readonly string[], env?: Readonly<Record<string, string>>): Promise<TmuxResult> {
+    return this.execute(this.argv(args), env);
+  }
+
+  /**
+   * Runs several tmux commands in one client call, separated by a bare `;`: the server runs them
+   * back to back, before it reads anything from a pane the first one created (e.g. `new-window`
+   * then `pipe-pane`, so not a byte of the agent's output is missed).
+   */
+  attemptChain(commands: ReadonlyArray<readonly string[]>, env?: Readonly<Record<string, string>>): Promise<TmuxResult> {
+    const args = commands.flatMap((command, i) => [...(i > 0 ? [';'] : []), ...command.map(escapeTmuxArgument)]);
+    return this.execute([...(this.socketName ? ['-L', this.socketName] : []), ...args], env);
+  }
+
+  private async execute(argv: readonly string[], env?: Readonly<Record<string, string>>): Promise<TmuxResult> {
     this.calls++;
     try {
       // Loaded on first use: execa costs ~100 ms of start-up, and most CLI calls start no process.
       const { execa } = await import('execa');
-      const result = await execa(this.bin, this.argv(args), { reject: false, stdin: 'ignore', ...(env ? { env } : {}) });
+      const result = await execa(this.bin, argv, { reject: false, stdin: 'ignore', ...(env ? { env } : {}) });
       return { ok: result.exitCode === 0, stdout: String(result.stdout ?? ''), stderr: String(result.stderr ?? '') };
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;

@@ -1,5 +1,5 @@
 import { OrangeError, type AgentRole, type Runtime, type RuntimeSnapshot, type TaskMeta } from '@orange/core';
-import { sessionTarget, taskSession, windowName, windowTarget } from './session-name.js';
+import { isAgentWindow, sessionTarget, taskSession, windowTarget } from './session-name.js';
 import type { TmuxClient } from './tmux-client.js';
 import { killVerified } from './tmux-kill.js';
 
@@ -17,10 +17,11 @@ export class TmuxRuntime implements Runtime {
   /** Every window on the server, read with a single tmux process. */
   async snapshot(): Promise<RuntimeSnapshot> {
     const windows = await this.client.listWindows();
-    const alive = new Set(windows.filter((w) => !w.dead).map((w) => `${w.session}\t${w.window}`));
+    const alive = new Map<string, string[]>();
+    for (const w of windows) if (!w.dead) alive.set(w.session, [...(alive.get(w.session) ?? []), w.window]);
     const sessions = [...new Set(windows.map((w) => w.session))];
     return {
-      isAlive: (task: TaskMeta, role: AgentRole) => alive.has(`${taskSession(task)}\t${windowName(task, role)}`),
+      isAlive: (task: TaskMeta, role: AgentRole) => (alive.get(taskSession(task)) ?? []).some((window) => isAgentWindow(window, task, role)),
       sessions,
       processes: 1,
     };
@@ -34,8 +35,8 @@ export class TmuxRuntime implements Runtime {
     if (windows.length === 0) {
       throw new OrangeError('E_RUNTIME', `task ${task.id} has no tmux session ${session} (no agent is running; start one with: orange task respawn ${task.id})`);
     }
-    const window = role ? windowName(task, role) : undefined;
-    const target = window && windows.includes(window) ? windowTarget(session, window) : sessionTarget(session);
+    const window = role ? windows.filter((w) => isAgentWindow(w, task, role)).at(-1) : undefined;
+    const target = window ? windowTarget(session, window) : sessionTarget(session);
     if (process.env.TMUX) {
       const switched = await this.client.attempt(attachArgs(target, true));
       if (switched.ok) return;

@@ -115,7 +115,7 @@ describe('spawn_agent', () => {
 });
 
 describe('reviewer windows and notifications', () => {
-  it('runs the reviewer in window review-1 beside the live worker, then kill_reviewer leaves the worker running', async () => {
+  it('runs the reviewer in window review-1-<spawn> beside the live worker, then kill_reviewer leaves the worker running', async () => {
     const task = await box.newTask({ branch: 'review-flow' });
     const session = `demo/${task.meta.id}`;
     await box.writeSection(task, 'Plan', 'APPROACH: do it');
@@ -125,7 +125,8 @@ describe('reviewer windows and notifications', () => {
     const inReview = await box.read(task);
     expect(inReview.meta.review_round).toBe(1);
     expect(inReview.meta.reviewer_spawn).toMatch(/^[0-9A-Za-z]{10}$/);
-    expect((await box.windows()).filter((w) => w.startsWith(`${session}:`))).toEqual([`${session}:review-1`, `${session}:worker`]);
+    expect((await box.windows()).filter((w) => w.startsWith(`${session}:`))).toEqual([`${session}:review-1-${inReview.meta.reviewer_spawn}`, `${session}:worker`]);
+    expect((await box.orange.store.history('demo', task.meta.id)).at(-1)).toMatchObject({ type: 'agent.spawned', role: 'reviewer', window: `review-1-${inReview.meta.reviewer_spawn}` });
     const env = await eventually(() => readEnvDump(join(box.home, 'env-reviewer.txt')).then((e) => (e.ORANGE_TASK_ID === task.meta.id ? e : null)));
     expect(env).toMatchObject({ ORANGE_ROLE: 'reviewer', ORANGE_STATUS: 'agent-review', ORANGE_REVIEW_ROUND: '1' });
     expect(env.ORANGE_PROMPT).toContain('Review round: 1 of 2');
@@ -180,7 +181,7 @@ describe('reviewer windows and notifications', () => {
     const session = `demo/${task.meta.id}`;
     const created = await box.read(task);
     expect(created.meta.worker_spawn).toBeNull();
-    expect((await box.windows()).filter((w) => w.startsWith(`${session}:`))).toEqual([`${session}:review-1`]);
+    expect((await box.windows()).filter((w) => w.startsWith(`${session}:`))).toEqual([`${session}:review-1-${created.meta.reviewer_spawn}`]);
 
     await box.writeSection(task, 'Review', 'Verdict: FAIL\nFix the tests.');
     await box.orange.engine.transition({ project: 'demo', id: task.meta.id }, 'working');
@@ -213,7 +214,27 @@ describe('kill_session', () => {
     expect((await box.read(other)).meta.worker_spawn).not.toBeNull();
   });
 
-  it('kill_reviewer of a round with no window does not touch review-10', async () => {
+  it("gives each reviewer its own window even when the workflow never counts rounds, replacing the last one's", async () => {
+    const task = await box.newTask({ branch: 'no-rounds', status: 'agent-review' });
+    const session = `demo/${task.meta.id}`;
+    // A workflow without increment_review_round: every reviewer runs in round 0.
+    await box.orange.store.patch('demo', task.meta.id, { review_round: 0 });
+    const first = (await box.read(task)).meta.reviewer_spawn as string;
+    await box.runAction(task, 'kill_reviewer');
+    await box.runAction(task, 'spawn_reviewer');
+    const firstRound0 = (await box.read(task)).meta.reviewer_spawn as string;
+    // Its exit already handled while its window lingers (a slow shutdown): the next one still gets a new name.
+    await box.orange.store.patch('demo', task.meta.id, { reviewer_spawn: null });
+    await box.runAction(task, 'spawn_reviewer');
+    const second = (await box.read(task)).meta;
+    expect(new Set([first, firstRound0, second.reviewer_spawn]).size).toBe(3);
+    expect((await box.windows()).filter((w) => w.startsWith(`${session}:review-`))).toEqual([`${session}:review-0-${second.reviewer_spawn}`]);
+    const snapshot = await box.orange.slot('runtime').snapshot();
+    expect(snapshot.isAlive(second, 'reviewer')).toBe(true);
+    expect(snapshot.isAlive({ ...second, reviewer_spawn: firstRound0 }, 'reviewer')).toBe(false);
+  });
+
+  it('kill_reviewer does not touch a window that only looks like a reviewer window (review-10)', async () => {
     const task = await box.newTask({ branch: 'rounds' });
     const ws = (await box.read(task)).meta.workspace!;
     await box.tmux('new-window', '-d', '-t', `=demo/${task.meta.id}:`, '-n', 'review-10', '-c', ws, 'sleep', '30');

@@ -6,7 +6,7 @@ import { taskSession, WORKER_WINDOW, windowTarget } from './session-name.js';
 import { TmuxClient } from './tmux-client.js';
 import { TmuxRuntime } from './tmux-runtime.js';
 import { workerNotice } from './worker-notice.js';
-import { agentWrapperPath, windowReaperPath } from './dist-script-path.js';
+import { agentWrapperPath, transcriptWriterPath, windowReaperPath } from './dist-script-path.js';
 
 const PLUGIN = 'tmux';
 
@@ -20,7 +20,12 @@ export function tmux(options: TmuxOptionsInput = {}): OrangePlugin {
     name: PLUGIN,
     apply(orange) {
       const client = new TmuxClient(settings.tmuxBin, settings.socketName);
-      const setup: SpawnSetup = { client, socketName: settings.socketName, wrapperPath: agentWrapperPath() };
+      const setup: SpawnSetup = {
+        client,
+        socketName: settings.socketName,
+        wrapperPath: agentWrapperPath(),
+        transcripts: settings.transcripts ? { writerPath: transcriptWriterPath(), maxBytes: settings.transcriptMaxBytes } : null,
+      };
       const kills: KillSetup = { client, reaperPath: windowReaperPath() };
       const action = (name: string, fn: (ctx: ActionContext) => Promise<void>) => orange.hooks.actions.for(name).tapPromise(PLUGIN, fn);
 

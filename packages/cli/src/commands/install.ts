@@ -7,8 +7,7 @@ import { SKILL_MARKDOWN, SKILL_NAME } from '../skill.js';
 
 export default class Install extends OrangeCommand {
   static override summary = 'Install the Orange agent skill for each installed harness (e.g. ~/.claude/skills/orange/SKILL.md).';
-  static override description =
-    'The skill tells workers, reviewers and an orchestrating agent how to work with Orange. Harnesses whose CLI is not installed are skipped unless named with --harness. Running it again updates the files.';
+  static override description = 'The skill tells workers, reviewers and an orchestrating agent how to work with Orange. Running it again updates the files.';
   static override examples = ['<%= config.bin %> install', '<%= config.bin %> install --harness claude'];
   static override flags = {
     harness: Flags.string({ description: 'Only this harness.' }),
@@ -23,15 +22,16 @@ export default class Install extends OrangeCommand {
     }
     const installed: Array<{ harness: string; file: string }> = [];
     const skipped: string[] = [];
-    const notInstalled: string[] = [];
+    const absent: string[] = [];
     for (const harness of harnesses) {
       if (!harness.skillsDir) {
         skipped.push(harness.name);
         continue;
       }
-      // Unasked, only the agent CLIs on this machine get the skill: no dot-directories for the others.
+      // A skill for an agent CLI that is not on this machine would only create a stray ~/.codex;
+      // asked for by name, it is written anyway (the CLI may be installed next).
       if (flags.harness === undefined && !(await harness.installed())) {
-        notInstalled.push(harness.name);
+        absent.push(harness.name);
         continue;
       }
       const dir = join(harness.skillsDir, SKILL_NAME);
@@ -44,10 +44,11 @@ export default class Install extends OrangeCommand {
       throw new OrangeError('E_HARNESS', `harness ${flags.harness} has no skills directory; nothing to install`);
     }
     orange.log.info('skill installed', { files: installed.map((i) => i.file) });
-    this.emit({ installed, skipped, notInstalled }, () => {
+    this.emit({ installed, skipped, notInstalled: absent }, () => {
       for (const i of installed) this.log(inlineText(`${i.harness}: wrote ${i.file}`));
-      if (notInstalled.length) this.log(inlineText(`not installed (skipped; name one with --harness to install anyway): ${notInstalled.join(', ')}`));
       if (skipped.length) this.log(inlineText(`no skills directory (skipped): ${skipped.join(', ')}`));
+      if (absent.length) this.log(inlineText(`not installed (skipped; name one with --harness to write it anyway): ${absent.join(', ')}`));
+      if (installed.length === 0) this.log('no skill written: no installed harness has a skills directory');
     });
   }
 }

@@ -80,6 +80,16 @@ export class OrangePaths {
     return join(this.home, 'tasks', project, '.index.json');
   }
 
+  /** Agent transcripts of a task (removed with the task's directory). */
+  taskLogsDir(project: string, id: string): string {
+    return join(this.home, 'tasks', project, id, 'logs');
+  }
+
+  /** The terminal output of one agent spawn: `logs/<role>-<spawn>.log` (`.1` holds the rotated part). */
+  transcriptFile(project: string, id: string, role: string, spawn: string): string {
+    return join(this.home, 'tasks', project, id, 'logs', `${role}-${spawn}.log`);
+  }
+
   historyFile(project: string, id: string): string {
     return join(this.home, 'tasks', project, id, 'history.jsonl');
   }

@@ -1,6 +1,6 @@
 import { lstatSync, readdirSync, type Dirent } from 'node:fs';
 import { lstat, mkdir, rename, rm } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { OrangeError } from '../errors.js';
 import { TASK_ID_PATTERN, type Task, type TaskMeta } from '../task.js';
@@ -188,6 +188,11 @@ export class TaskStore {
     return this.change(project, id, (current) => ({ meta: status === undefined ? current.meta : { ...current.meta, status }, body: current.body }), {
       acceptForeign: true,
     });
+  }
+
+  /** Runs `fn` holding the project's task-creation lock (branch uniqueness across concurrent creates). */
+  withProjectLock<T>(project: string, fn: () => Promise<T>): Promise<T> {
+    return withLock(join(this.paths.projectTasksDir(project), '.create'), `project ${project}`, fn);
   }
 
   /** Runs `fn` holding the task's exclusive lock. */

@@ -17,6 +17,11 @@ export default class TaskAttach extends OrangeCommand {
     const { args, flags } = await this.parse(TaskAttach);
     const orange = await this.orange();
     const task = await resolveTask(orange, args.id, flags.project);
+    const workflow = await orange.workflowForProject(task.meta.project);
+    if (workflow.isTerminal(task.meta.status)) {
+      // Not the runtime's "start one with respawn": a finished task cannot be respawned.
+      throw new OrangeError('E_NOT_ALLOWED', `task ${task.meta.id} is ${task.meta.status}; a finished task has no agents to attach to (its output: orange task output ${task.meta.id})`);
+    }
     if (!process.stdin.isTTY) throw new OrangeError('E_USAGE', 'attach needs a terminal (standard input is not one)');
     await orange.slot('runtime').attach(task.meta, flags.role as 'worker' | 'reviewer' | undefined);
     if (this.json) this.logJson({ task: task.meta, attached: true });

@@ -5,6 +5,7 @@ import { OrangeCommand } from '../../base-command.js';
 import { projectFlag } from '../../flags.js';
 import { resolveProject } from '../../locate.js';
 import { readStdin } from '../../stdin.js';
+import { actionFailure, reportActionFailure } from '../../transition-report.js';
 
 export default class TaskCreate extends OrangeCommand {
   static override summary = 'Create a task and start its agent.';
@@ -54,14 +55,20 @@ export default class TaskCreate extends OrangeCommand {
       spawn: flags.spawn && flags.status !== 'reviewing',
     });
     const { meta } = result.task;
-    const json = { task: meta, spawned: result.spawned, failedHooks: result.failedHooks, ...(result.queuedReason ? { queuedReason: result.queuedReason } : {}) };
+    const failure = actionFailure(result.failures, `task ${meta.id} was created (${meta.status})`);
+    const json = {
+      task: meta,
+      spawned: result.spawned,
+      failedHooks: result.failedHooks,
+      failures: result.failures,
+      ...(result.queuedReason ? { queuedReason: result.queuedReason } : {}),
+      ...failure,
+    };
     this.emit(json, () => {
       this.log(inlineText(`created task ${meta.id} on ${meta.branch} (${meta.status})`));
       if (result.queuedReason) this.log(`not started yet: ${inlineText(result.queuedReason)}; it starts when a running task of the project is done, or with: orange task spawn ${meta.id}`);
       else if (!result.spawned && meta.status === 'pending') this.log(`start it with: orange task spawn ${meta.id}`);
-      if (result.failedHooks.length > 0) {
-        this.log(`warning: the task was created but ${result.failedHooks.join(', ')} failed; it is flagged for attention (see orange log)`);
-      }
     });
+    reportActionFailure(failure, this.json);
   }
 }

@@ -11,6 +11,14 @@ interface TaskFlags {
   readonly tampered: readonly string[];
   /** Agents that should be running (the responsible one, or one with a recorded spawn) and are not. */
   readonly dead: readonly AgentRole[];
+  /** What needs a human, when something does. */
+  readonly attention?: Attention;
+}
+
+/** Why a task is marked `!`: a vetoed exit rule, a failed action, or a crashed agent. */
+interface Attention {
+  readonly kind: 'veto' | 'failed-hook' | 'crash' | 'other';
+  readonly reason: string;
 }
 
 export default class TaskList extends OrangeCommand {
@@ -31,24 +39,24 @@ export default class TaskList extends OrangeCommand {
     const wanted = new Set((flags.status ?? []).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean));
     // The promise is kept, not the result: the rows below ask for every task at once, and each
     // lookup reads projects.json.
-    const workflows = new Map<string, Promise<Workflow>>();
-    const workflowOf = (task: ListedTask): Promise<Workflow> => {
-      let workflow = workflows.get(task.meta.project);
-      if (!workflow) {
-        workflow = orange.workflowForProject(task.meta.project);
-        workflows.set(task.meta.project, workflow);
-      }
-      return workflow;
-    };
-    const rows = await Promise.all(tasks.filter((t) => wanted.size === 0 || wanted.has(t.meta.status)).map(async (t) => ({ task: t, workflow: await workflowOf(t) })));
-    rows.sort((a, b) => Number(a.workflow.isTerminal(a.task.meta.status)) - Number(b.workflow.isTerminal(b.task.meta.status)) || b.task.meta.updated_at.localeCompare(a.task.meta.updated_at));
+    // One workflow lookup per project, not per task (10,000 rows asked at once read projects.json 10,000 times).
+    const listed = tasks.filter((t) => wanted.size === 0 || wanted.has(t.meta.status));
+    const workflows = new Map<string, Workflow>();
+    for (const project of new Set(listed.map((t) => t.meta.project))) workflows.set(project, await orange.workflowForProject(project));
+    const rows = listed.map((task) => {
+      const workflow = workflows.get(task.meta.project)!;
+      return { task, workflow, terminal: workflow.isTerminal(task.meta.status) };
+    });
+    // updated_at is ISO 8601 UTC, so code-unit order is time order (localeCompare costs ~2× as much).
+    rows.sort((a, b) => Number(a.terminal) - Number(b.terminal) || (a.task.meta.updated_at < b.task.meta.updated_at ? 1 : a.task.meta.updated_at > b.task.meta.updated_at ? -1 : 0));
     const runtime = orange.maybeSlot('runtime');
     const needsLiveness = rows.some((r) => r.workflow.isActive(r.task.meta.status));
     const snapshot = runtime && needsLiveness ? await runtime.snapshot().catch(() => null) : null;
     const flagsOf = new Map<string, TaskFlags>();
     for (const { task, workflow } of rows) {
       const dead = snapshot ? deadAgents(task, workflow, snapshot) : [];
-      if (dead.length > 0 || task.tampered.length > 0) flagsOf.set(task.meta.id, { tampered: task.tampered, dead });
+      const attention = attentionOf(task, workflow);
+      if (dead.length > 0 || task.tampered.length > 0 || attention) flagsOf.set(task.meta.id, { tampered: task.tampered, dead, ...(attention ? { attention } : {}) });
     }
     const sorted = rows.map((r) => r.task);
     for (const u of unreadable) process.stderr.write(`${inlineText(`warning: task ${u.project}/${u.id} is unreadable: ${u.error}`)}\n`);
@@ -64,7 +72,7 @@ export default class TaskList extends OrangeCommand {
         return [
           t.meta.id,
           ...(showProject ? [t.meta.project] : []),
-          `${t.meta.status}${t.meta.attention ? ' !' : ''}${marks?.tampered.length ? ' ⚠' : ''}`,
+          `${t.meta.status}${marks?.attention ? ' !' : ''}${marks?.tampered.length ? ' ⚠' : ''}`,
           clip(t.meta.branch, 40),
           [agents(t.meta), ...(marks?.dead ?? []).map((role) => `✗${role}`)].filter((a) => a !== '-' || !marks?.dead.length).join(' '),
           ago(t.meta.updated_at),
@@ -73,11 +81,48 @@ export default class TaskList extends OrangeCommand {
       });
       this.log(table(headers, body));
       const legend: string[] = [];
-      if (sorted.some((t) => t.meta.attention)) legend.push('! needs attention (a hook failed or an exit rule was refused); see orange task show <id>');
+      const flagged = sorted.filter((t) => flagsOf.get(t.meta.id)?.attention);
+      if (flagged.length) {
+        legend.push('! needs attention (see orange task show <id>):');
+        for (const t of flagged.slice(0, ATTENTION_LINES)) legend.push(`  ${t.meta.id}  ${attentionLine(flagsOf.get(t.meta.id)?.attention as Attention)}`);
+        if (flagged.length > ATTENTION_LINES) legend.push(`  … and ${flagged.length - ATTENTION_LINES} more (orange task list --json)`);
+      }
       if ([...flagsOf.values()].some((f) => f.tampered.length)) legend.push('⚠ TASK.md was edited by hand in an engine-owned field; run orange task repair <id>');
       if ([...flagsOf.values()].some((f) => f.dead.length)) legend.push('✗ agent not running; start it again with orange task respawn <id>');
       if (legend.length) this.log(`\n${legend.join('\n')}`);
     });
+  }
+}
+
+/** Tasks named under the legend's `!` line; the rest are counted. */
+const ATTENTION_LINES = 10;
+
+/** What of a task needs a human: the engine's `attention` note (a vetoed exit rule, a failed action), else a crash. */
+function attentionOf(task: ListedTask, workflow: Workflow): Attention | undefined {
+  const note = task.meta.attention;
+  if (note) {
+    if (note.startsWith('exit rule refused')) return { kind: 'veto', reason: note };
+    if (/^hooks? failed/.test(note)) return { kind: 'failed-hook', reason: note };
+    return { kind: 'other', reason: note };
+  }
+  if (task.meta.crash_count > 0 && workflow.isActive(task.meta.status)) {
+    const times = task.meta.crash_count === 1 ? 'once' : `${task.meta.crash_count} times`;
+    return { kind: 'crash', reason: `its agent crashed ${times} in ${task.meta.status}` };
+  }
+  return undefined;
+}
+
+/** One legend line: what happened and what to do about it. */
+function attentionLine(attention: Attention): string {
+  switch (attention.kind) {
+    case 'veto':
+      return `an exit rule's move was vetoed, the agent is gone: ${clip(attention.reason.replace(/^exit rule refused: /, ''), 80)} (move it with orange task update --status, or respawn)`;
+    case 'failed-hook':
+      return `${clip(attention.reason, 60)} after the status changed (orange log --grep <id>; respawn if no agent runs)`;
+    case 'crash':
+      return `${attention.reason} (one more crash and it is stuck)`;
+    case 'other':
+      return clip(attention.reason, 100);
   }
 }
 

@@ -29,6 +29,10 @@ export default class TaskMerge extends OrangeCommand {
     const workflow = await orange.workflowForProject(ref.project);
     // Check the transition before touching git: a task that cannot be finished must not be merged.
     await orange.engine.readVerified(ref);
+    if (workflow.isTerminal(task.meta.status)) {
+      const merged = (await orange.store.history(ref.project, ref.id)).some((e) => e.type === 'task.merged');
+      throw new OrangeError('E_NOT_ALLOWED', `task ${ref.id} is already ${task.meta.status}${merged ? ' (merged)' : ''}; there is nothing left to merge`);
+    }
     if (workflow.between(task.meta.status, 'done').length === 0) {
       throw new TransitionRefused('E_ILLEGAL_TRANSITION', task.meta.status, 'done', `task ${ref.id} cannot be merged from ${task.meta.status} (merge a task once its review passed)`);
     }

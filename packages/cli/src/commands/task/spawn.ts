@@ -1,7 +1,7 @@
 import { OrangeCommand } from '../../base-command.js';
 import { projectFlag, requiredTaskIdArg } from '../../flags.js';
 import { resolveTask } from '../../locate.js';
-import { transitionJson, transitionLines } from '../../transition-report.js';
+import { actionFailure, reportActionFailure, transitionJson, transitionLines } from '../../transition-report.js';
 
 export default class TaskSpawn extends OrangeCommand {
   static override summary = 'Start a pending task (refused while the worktree pool is exhausted).';
@@ -14,8 +14,10 @@ export default class TaskSpawn extends OrangeCommand {
     const orange = await this.orange();
     const task = await resolveTask(orange, args.id, flags.project);
     const result = await orange.engine.spawn({ project: task.meta.project, id: task.meta.id });
-    this.emit(transitionJson(result), () => {
-      for (const line of transitionLines(result)) this.log(line);
+    const failure = actionFailure(result.failures, `task ${result.task.meta.id} is ${result.task.meta.status}`);
+    this.emit({ ...transitionJson(result), ...failure }, () => {
+      for (const line of failure ? transitionLines({ ...result, failedHooks: [] }) : transitionLines(result)) this.log(line);
     });
+    reportActionFailure(failure, this.json);
   }
 }

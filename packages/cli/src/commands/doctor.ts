@@ -1,0 +1,52 @@
+import { inlineText, isOrangeError } from '@orange/core';
+import { OrangeCommand } from '../base-command.js';
+import { EXIT_REFUSED, writeError } from '../error-output.js';
+
+export default class Doctor extends OrangeCommand {
+  static override summary = 'Show what the config loads, from which file, and every problem (exit 1 if any).';
+  static override description = [
+    'Lists every plugin, gate, action, harness (installed or not, with its version) and workflow with',
+    'the file that provides it; validates every workflow (guards on undeclared fields too); checks that',
+    'harness and reviewHarness are installed, that git, tmux and gh are there, and ORANGE_HOME. Each',
+    'problem is one line on stderr.',
+  ].join('\n');
+  static override examples = ['<%= config.bin %> doctor', '<%= config.bin %> doctor --json'];
+
+  async run(): Promise<void> {
+    await this.parse(Doctor);
+    let orange;
+    try {
+      orange = await this.orange();
+    } catch (error) {
+      // A config that does not load is the first thing a doctor reports, not a crash of the doctor.
+      if (!isOrangeError(error)) throw error;
+      this.emit({ problems: [error.message] }, () => undefined);
+      if (!this.json) writeError(error.message, error.code, false);
+      process.exitCode = EXIT_REFUSED;
+      return;
+    }
+    const [{ diagnose }, { defaultPlugins }] = await Promise.all([import('../doctor.js'), import('../default-plugins.js')]);
+    const report = await diagnose(orange, defaultPlugins());
+    this.emit(report, () => {
+      const rows = (title: string, entries: string[][]) => {
+        this.log(title);
+        const widths = entries.reduce<number[]>((w, row) => row.map((cell, i) => Math.max(w[i] ?? 0, cell.length)), []);
+        for (const row of entries) this.log(`  ${row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  ')}`.trimEnd());
+      };
+      this.log(`config      ${report.config ?? 'none (the built-in default)'}`);
+      this.log(`ORANGE_HOME ${report.home.path}${report.home.mode ? ` (mode ${report.home.mode}${report.home.writable ? ', writable' : ', NOT writable'})` : ' (not created yet)'}`);
+      rows('plugins', report.plugins.map((p) => [p.name, p.from]));
+      rows('gates', report.gates.map((g) => [g.name, g.from]));
+      rows('actions', report.actions.map((a) => [a.name, a.plugins.join(', '), [...new Set(a.from)].join(', ')]));
+      rows('harnesses', report.harnesses.map((h) => [h.name, h.installed ? `installed${h.version ? ` ${h.version}` : ''}` : 'not installed', h.from]));
+      rows('workflows', report.workflows.map((w) => [w.name, w.ok ? 'valid' : 'INVALID', w.from]));
+      rows('tools', report.tools.map((t) => [t.name, t.version ?? 'not installed']));
+      for (const note of report.notes) this.log(`note: ${inlineText(note)}`);
+      this.log(report.problems.length === 0 ? 'no problems found' : `${report.problems.length} problem${report.problems.length === 1 ? '' : 's'}`);
+    });
+    if (report.problems.length > 0) {
+      if (!this.json) for (const problem of report.problems) writeError(problem, 'E_DOCTOR', false);
+      process.exitCode = EXIT_REFUSED;
+    }
+  }
+}

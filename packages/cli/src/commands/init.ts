@@ -1,0 +1,100 @@
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { createInterface } from 'node:readline/promises';
+import * as Flags from '@oclif/core/flags';
+import { inlineText, OrangeError, OrangePaths, writeFileAtomic, type Orange, type Project } from '@orange/core';
+import { OrangeCommand } from '../base-command.js';
+import { inspectRepository } from '../repository.js';
+
+export default class Init extends OrangeCommand {
+  static override summary = 'Write a typed orange.config.ts for this repository (and a local plugin with --plugin).';
+  static override description = [
+    'The config names the harness found installed (claude, codex, …). It then offers to register the',
+    'repository as a project: --register / --no-register answer without asking; without a terminal',
+    'it is not registered. Existing files are never overwritten without --force.',
+  ].join('\n');
+  static override examples = [
+    '<%= config.bin %> init',
+    '<%= config.bin %> init --no-register --harness codex',
+    '<%= config.bin %> init --plugin notify-slack',
+  ];
+  static override flags = {
+    harness: Flags.string({ description: 'Harness to write into the config (default: the first installed one).' }),
+    register: Flags.boolean({ description: 'Register the repository as a project (--no-register: do not; default: ask on a terminal).', allowNo: true }),
+    plugin: Flags.string({ description: 'Also scaffold plugins/NAME.ts and plugins/NAME.test.ts (kebab-case NAME).' }),
+    force: Flags.boolean({ description: 'Overwrite files that exist.', default: false }),
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(Init);
+    const { configText, factoryName, pluginText, pluginTestText, PLUGIN_NAME } = await import('../scaffold.js');
+    if (flags.plugin !== undefined && !PLUGIN_NAME.test(flags.plugin)) {
+      throw new OrangeError('E_INVALID_INPUT', `plugin name "${inlineText(flags.plugin)}" must be kebab-case (a-z, 0-9, single dashes), e.g. notify-slack`);
+    }
+    const repo = await inspectRepository(process.cwd());
+    // The repository's own config is not loaded: init must work where it is missing or broken.
+    const orange = await builtInOrange();
+    const harnesses = await Promise.all([...orange.harnesses.values()].map(async (h) => ({ name: h.name, installed: await h.installed() })));
+    if (flags.harness !== undefined && !harnesses.some((h) => h.name === flags.harness)) {
+      throw new OrangeError('E_HARNESS', `no harness named "${inlineText(flags.harness)}" (known: ${harnesses.map((h) => h.name).join(', ')})`);
+    }
+    const harness = flags.harness ?? harnesses.find((h) => h.installed)?.name ?? null;
+
+    const configFile = join(repo.path, 'orange.config.ts');
+    const writeConfig = flags.force || !existsSync(configFile) || flags.plugin === undefined;
+    const files: Array<{ path: string; text: string }> = [];
+    if (writeConfig) files.push({ path: configFile, text: configText({ harness, harnesses, plugin: flags.plugin }) });
+    if (flags.plugin !== undefined) {
+      files.push({ path: join(repo.path, 'plugins', `${flags.plugin}.ts`), text: pluginText(flags.plugin) });
+      files.push({ path: join(repo.path, 'plugins', `${flags.plugin}.test.ts`), text: pluginTestText(flags.plugin) });
+    }
+    // Every refusal before anything is written: a half-scaffolded repository helps no one.
+    const existing = files.filter((f) => existsSync(f.path)).map((f) => relative(repo.path, f.path));
+    if (existing.length > 0 && !flags.force) {
+      throw new OrangeError('E_NOT_ALLOWED', `${existing.join(', ')} already exist${existing.length === 1 ? 's' : ''} in ${repo.path}; pass --force to overwrite`);
+    }
+    for (const file of files) {
+      await mkdir(join(file.path, '..'), { recursive: true });
+      await writeFileAtomic(file.path, file.text);
+    }
+    const written = files.map((f) => relative(repo.path, f.path));
+
+    const project = (await orange.projects.list()).find((p) => p.path === repo.path) ?? null;
+    const register = project === null && (flags.register ?? (this.json ? false : await ask(`Register ${repo.path} as project ${repo.suggestedName}?`)));
+    const added: Project | null = register
+      ? await orange.projects.add({ name: repo.suggestedName, path: repo.path, default_branch: repo.defaultBranch, pool_size: orange.config.poolSize })
+      : null;
+    if (added) orange.log.info('project added', { project: added.name, path: added.path });
+
+    const pluginHint = flags.plugin !== undefined && !writeConfig ? `import { ${factoryName(flags.plugin)} } from './plugins/${flags.plugin}.js' and add ${factoryName(flags.plugin)}() to plugins in orange.config.ts` : null;
+    this.emit({ files: written, harness, project: added ?? project, registered: added !== null, ...(pluginHint ? { next: pluginHint } : {}) }, () => {
+      for (const file of written) this.log(`wrote ${file}`);
+      this.log(harness ? `harness: ${harness}` : `no agent CLI is installed (${harnesses.map((h) => h.name).join(', ')}); install one and set harness in orange.config.ts`);
+      if (added) this.log(`registered project ${added.name} (${added.path})`);
+      else if (project) this.log(`already registered as project ${project.name}`);
+      else this.log('not registered; register it with: orange project add');
+      if (pluginHint) this.log(`next: ${pluginHint}`);
+      if (flags.plugin !== undefined) this.log(`test it with: npm install -D vitest @orange/core zod && npx vitest run plugins/${flags.plugin}.test.ts`);
+      this.log('check it with: orange doctor');
+    });
+  }
+}
+
+/** Orange with the built-in plugins only (for the harnesses and the project store). */
+async function builtInOrange(): Promise<Orange> {
+  const [{ Orange: OrangeClass }, { defaultPlugins }] = await Promise.all([import('@orange/core'), import('../default-plugins.js')]);
+  return OrangeClass.create({}, { paths: OrangePaths.fromEnv(), defaultPlugins });
+}
+
+/** Yes unless answered no; false without a terminal (a script or an agent cannot answer). */
+async function ask(question: string): Promise<boolean> {
+  if (!process.stdin.isTTY || !process.stderr.isTTY) return false;
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const answer = (await rl.question(`${inlineText(question)} [Y/n] `)).trim().toLowerCase();
+    return answer === '' || answer === 'y' || answer === 'yes';
+  } finally {
+    rl.close();
+  }
+}

@@ -1,0 +1,189 @@
+import { constants } from 'node:fs';
+import { access, stat } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isOrangeError, parseGuard, TaskMetaSchema, type Orange, type OrangePlugin, type WorkflowDefinition } from '@orange/core';
+import { FunctionSources } from './function-source.js';
+
+/** What `orange doctor` found: what is loaded and from where, and every problem. */
+export interface DoctorReport {
+  readonly config: string | null;
+  readonly plugins: readonly { name: string; from: string }[];
+  readonly gates: readonly { name: string; from: string }[];
+  readonly actions: readonly { name: string; plugins: string[]; from: string[] }[];
+  readonly harnesses: readonly { name: string; installed: boolean; version: string | null; from: string }[];
+  readonly workflows: readonly { name: string; from: string; ok: boolean }[];
+  readonly tools: readonly { name: string; version: string | null; required: boolean }[];
+  readonly home: { path: string; mode: string | null; writable: boolean };
+  /** One sentence each; any makes `orange doctor` exit 1. */
+  readonly problems: readonly string[];
+  /** Worth knowing, not wrong (e.g. gh missing: merges stay local). */
+  readonly notes: readonly string[];
+}
+
+/** The built-in code is the CLI's bundle: a function defined in its directory is built in. */
+const BUNDLE_DIR = dirname(fileURLToPath(import.meta.url));
+const BUILTIN_WORKFLOWS = new Set(['default', 'classic']);
+
+/** Examines a loaded Orange: every provider with its file, every workflow validated, the tools and ORANGE_HOME. */
+export async function diagnose(orange: Orange, builtins: readonly OrangePlugin[]): Promise<DoctorReport> {
+  const problems: string[] = [];
+  const notes: string[] = [];
+  const configDir = orange.configFile ? dirname(orange.configFile) : process.cwd();
+  const sources = await FunctionSources.open();
+  const where = async (fn: unknown): Promise<string> => {
+    const place = await sources.locate(fn);
+    if (!place) return 'unknown';
+    if (place.file.startsWith(`${BUNDLE_DIR}${sep}`) || place.file === BUNDLE_DIR) return 'built-in';
+    const path = relative(configDir, place.file);
+    return `${path.startsWith('..') || isAbsolute(path) ? place.file : path}:${place.line}`;
+  };
+  try {
+    const configured = new Map(orange.config.plugins.map((p) => [p.name, p]));
+    const builtinNames = new Set(builtins.map((p) => p.name));
+    const plugins = [];
+    for (const name of orange.plugins) {
+      const own = configured.get(name);
+      const from = own ? await where(own.apply) : name === 'core' || builtinNames.has(name) ? 'built-in' : 'unknown';
+      plugins.push({ name, from: own && from === 'built-in' ? `built-in, options from ${basename(orange.configFile ?? 'the config')}` : from });
+    }
+
+    const gates = [];
+    for (const [name, gate] of orange.gates) gates.push({ name, from: await where(gate) });
+
+    const actions = [];
+    for (const name of [...orange.providedActions()].sort()) {
+      const taps = orange.hooks.actions.get(name)?.taps ?? [];
+      actions.push({ name, plugins: taps.map((t) => t.name), from: await Promise.all(taps.map((t) => where(t.fn))) });
+    }
+
+    const harnesses = [];
+    for (const harness of orange.harnesses.values()) {
+      const installed = await harness.installed().catch(() => false);
+      harnesses.push({ name: harness.name, installed, version: installed ? await harnessVersion(orange, harness.name) : null, from: await where(harness.command) });
+    }
+    for (const field of ['harness', 'reviewHarness'] as const) {
+      const name = orange.config[field];
+      const found = harnesses.find((h) => h.name === name);
+      if (name !== undefined && found && !found.installed) problems.push(`${field} "${name}" is not installed on this machine (its agent CLI is not on PATH)`);
+    }
+    if (orange.config.harness === undefined && !harnesses.some((h) => h.installed)) {
+      problems.push(`no agent harness is installed (${harnesses.map((h) => h.name).join(', ') || 'none registered'}); install claude or codex, or configure the command harness`);
+    }
+
+    const workflows = [];
+    const fromConfig = new Set([...orange.config.workflows.map((w) => w.name), ...(typeof orange.config.workflow === 'string' ? [] : [orange.config.workflow.name])]);
+    for (const name of orange.workflowNames) {
+      const from = BUILTIN_WORKFLOWS.has(name) && !fromConfig.has(name) ? 'built-in' : fromConfig.has(name) ? basename(orange.configFile ?? 'config') : 'a plugin';
+      let ok = true;
+      try {
+        const workflow = orange.workflow(name);
+        for (const problem of undeclaredGuardFields(workflow.definition)) {
+          ok = false;
+          problems.push(`workflow "${name}": ${problem}`);
+        }
+      } catch (error) {
+        ok = false;
+        if (!isOrangeError(error)) throw error;
+        const listed = (error.details as { problems?: unknown }).problems;
+        for (const problem of Array.isArray(listed) ? (listed as string[]) : [error.message]) problems.push(`workflow "${name}": ${problem}`);
+      }
+      workflows.push({ name, from, ok });
+    }
+
+    const usesTmux = orange.plugins.includes('tmux');
+    const tools = [
+      { name: 'git', version: await toolVersion('git', ['--version']), required: true },
+      { name: 'tmux', version: await toolVersion('tmux', ['-V']), required: usesTmux },
+      { name: 'gh', version: await toolVersion('gh', ['--version']), required: false },
+    ];
+    for (const tool of tools) {
+      if (tool.version !== null) continue;
+      if (tool.required) problems.push(`${tool.name} is not installed (or not on PATH); Orange needs it${tool.name === 'tmux' ? ' to run agents' : ''}`);
+      else notes.push(`${tool.name} is not installed: pull requests are off and merges are local (orange task merge --local)`);
+    }
+
+    const home = await homeAccess(orange.paths.home);
+    if (home.problem) problems.push(home.problem);
+    if (home.note) notes.push(home.note);
+    return {
+      config: orange.configFile,
+      plugins,
+      gates,
+      actions,
+      harnesses,
+      workflows,
+      tools,
+      home: { path: orange.paths.home, mode: home.mode, writable: home.writable },
+      problems,
+      notes,
+    };
+  } finally {
+    sources.close();
+  }
+}
+
+/**
+ * Guards may only compare fields a task has: the frontmatter fields of every task, or the ones
+ * the workflow declares under `fields`. Any other name is always absent, so its guard never holds
+ * (or always does), which is a typo, not a rule.
+ */
+export function undeclaredGuardFields(definition: WorkflowDefinition): string[] {
+  const known = new Set([...Object.keys(TaskMetaSchema.shape), ...Object.keys(definition.fields)]);
+  const problems: string[] = [];
+  const check = (guard: string | undefined, where: string) => {
+    if (guard === undefined) return;
+    const parsed = parseGuard(guard);
+    if (parsed.ok && !known.has(parsed.guard.field)) {
+      problems.push(`${where} guard "${guard}" names field "${parsed.guard.field}", which no task has (declare it under fields, or fix the name)`);
+    }
+  };
+  for (const t of definition.transitions) check(t.guard, `transition ${t.from} → ${t.to}`);
+  for (const [state, def] of Object.entries(definition.states)) {
+    for (const ref of [def.prompt, def.respawnPrompt]) {
+      if (Array.isArray(ref)) for (const option of ref) check(option.guard, `state ${state} prompt`);
+    }
+  }
+  return problems;
+}
+
+/**
+ * The version of a harness's agent CLI, asked only of a CLI named like the harness (claude,
+ * codex, …): a command harness runs a program of the user's, which `--version` might not mean.
+ */
+async function harnessVersion(orange: Orange, name: string): Promise<string | null> {
+  const harness = orange.harnesses.get(name);
+  if (!harness) return null;
+  let program: string | undefined;
+  try {
+    program = harness.command({ task: { id: 'doctor' } as never, role: 'worker', prompt: '', respawn: false, effort: null, workspace: process.cwd() }).argv[0];
+  } catch {
+    return null;
+  }
+  if (program === undefined || basename(program) !== name) return null;
+  return toolVersion(program, ['--version']);
+}
+
+/** The first line a tool prints for its version, or null when it cannot be run. */
+async function toolVersion(program: string, args: readonly string[]): Promise<string | null> {
+  const { execa } = await import('execa');
+  const result = await execa(program, args, { reject: false, timeout: 5000, stdin: 'ignore' });
+  if (result.exitCode !== 0) return null;
+  const line = String(result.stdout).split('\n')[0]?.trim() ?? '';
+  return line.replace(/^(git version|tmux|gh version)\s+/i, '') || null;
+}
+
+async function homeAccess(home: string): Promise<{ mode: string | null; writable: boolean; problem?: string; note?: string }> {
+  const info = await stat(home).catch(() => null);
+  if (!info) return { mode: null, writable: true, note: `ORANGE_HOME ${home} does not exist yet; it is created when Orange first writes` };
+  const mode = (info.mode & 0o777).toString(8).padStart(3, '0');
+  const writable = await access(home, constants.W_OK).then(
+    () => true,
+    () => false,
+  );
+  if (!info.isDirectory()) return { mode, writable: false, problem: `ORANGE_HOME ${home} is not a directory` };
+  if (!writable) return { mode, writable, problem: `ORANGE_HOME ${home} is not writable by this user (mode ${mode})` };
+  // Agents read prompts and write TASK.md there: another user must not be able to rewrite them.
+  if ((info.mode & 0o002) !== 0) return { mode, writable, problem: `ORANGE_HOME ${home} is writable by every user (mode ${mode}); run: chmod o-w ${home}` };
+  return { mode, writable };
+}

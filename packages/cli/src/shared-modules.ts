@@ -1,0 +1,39 @@
+import type { SharedModules } from '@orange/core';
+
+/**
+ * The modules a config and the files it imports get from the running CLI instead of resolving
+ * them on disk: one @orange/core, one zod, one copy of each built-in plugin, so `instanceof`,
+ * hooks and schemas are shared, and a repository needs none of them installed. A plugin added to
+ * the CLI's built-ins belongs here too (docs/configuration.md, "Imports a config shares with the CLI").
+ */
+export async function sharedModules(): Promise<SharedModules> {
+  const [core, zod, tmux, worktreePool, claude, codex, pi, opencode, gemini, command, github] = await Promise.all([
+    import('@orange/core'),
+    import('zod'),
+    import('@orange/plugin-tmux'),
+    import('@orange/plugin-worktree-pool'),
+    import('@orange/harness-claude'),
+    import('@orange/harness-codex'),
+    import('@orange/harness-pi'),
+    import('@orange/harness-opencode'),
+    import('@orange/harness-gemini'),
+    import('@orange/harness-command'),
+    import('@orange/plugin-github'),
+  ]);
+  return {
+    '@orange/core': core,
+    zod,
+    // `zod` is zod 4's classic API, the same module as `zod/v4`.
+    'zod/v4': zod,
+    'zod/v4/core': zod.core,
+    '@orange/plugin-tmux': tmux,
+    '@orange/plugin-worktree-pool': worktreePool,
+    '@orange/harness-claude': claude,
+    '@orange/harness-codex': codex,
+    '@orange/harness-pi': pi,
+    '@orange/harness-opencode': opencode,
+    '@orange/harness-gemini': gemini,
+    '@orange/harness-command': command,
+    '@orange/plugin-github': github,
+  };
+}
