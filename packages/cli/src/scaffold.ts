@@ -54,7 +54,7 @@ export function configText(scaffold: ConfigScaffold): string {
     ...pluginImport,
     '',
     'export default defineConfig({',
-    '  // Added to the built-in plugins (tmux, worktree-pool, claude, codex, command, github). To',
+    '  // Added to the built-in plugins (tmux, worktree-pool, claude, codex, pi, opencode, gemini, command, github). To',
     "  // change a built-in's options, list it again: import { claude } from '@orange/harness-claude';",
     "  // then claude({ model: 'opus' }).",
     ...(pluginEntry.length > 0 ? ['  plugins: [', ...pluginEntry, '  ],'] : ['  plugins: [],']),

@@ -7,13 +7,16 @@ import type { SharedModules } from '@orange/core';
  * the CLI's built-ins belongs here too (docs/configuration.md, "Imports a config shares with the CLI").
  */
 export async function sharedModules(): Promise<SharedModules> {
-  const [core, zod, tmux, worktreePool, claude, codex, command, github, reactions, pipeline] = await Promise.all([
+  const [core, zod, tmux, worktreePool, claude, codex, pi, opencode, gemini, command, github, reactions, pipeline] = await Promise.all([
     import('@orange/core'),
     import('zod'),
     import('@orange/plugin-tmux'),
     import('@orange/plugin-worktree-pool'),
     import('@orange/harness-claude'),
     import('@orange/harness-codex'),
+    import('@orange/harness-pi'),
+    import('@orange/harness-opencode'),
+    import('@orange/harness-gemini'),
     import('@orange/harness-command'),
     import('@orange/plugin-github'),
     import('@orange/plugin-reactions'),
@@ -29,6 +32,9 @@ export async function sharedModules(): Promise<SharedModules> {
     '@orange/plugin-worktree-pool': worktreePool,
     '@orange/harness-claude': claude,
     '@orange/harness-codex': codex,
+    '@orange/harness-pi': pi,
+    '@orange/harness-opencode': opencode,
+    '@orange/harness-gemini': gemini,
     '@orange/harness-command': command,
     '@orange/plugin-github': github,
     '@orange/plugin-reactions': reactions,

@@ -23,13 +23,13 @@ function explain(result: CliResult): string {
   return `exit ${result.code}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`;
 }
 
-const UNKNOWN = /no harness named "gemini" \(known: [a-z:, ]+\)/;
+const UNKNOWN = /no harness named "aider" \(known: [a-z:, ]+\)/;
 
 describe('an action that fails while starting an agent', () => {
   it('makes task create print the action’s own error and exit 1, while the task stays created and flagged', async () => {
-    const result = await box.orange(['task', 'create', 'feature/gemini', 'use a harness nobody has', '--harness', 'gemini']);
+    const result = await box.orange(['task', 'create', 'feature/aider', 'use a harness nobody has', '--harness', 'aider']);
     expect(result.code, explain(result)).toBe(1);
-    const id = /^created task ([0-9A-Za-z]{21}) on feature\/gemini \(planning\)$/m.exec(result.stdout)?.[1];
+    const id = /^created task ([0-9A-Za-z]{21}) on feature\/aider \(planning\)$/m.exec(result.stdout)?.[1];
     expect(id, explain(result)).toBeDefined();
     started.push(id as string);
     expect(result.stderr.split('\n'), explain(result)).toHaveLength(1);
@@ -40,7 +40,7 @@ describe('an action that fails while starting an agent', () => {
   });
 
   it('gives the same failure as one JSON object with error, code and each failed action', async () => {
-    const result = await box.orange(['task', 'create', 'feature/gemini-json', 'json', '--harness', 'gemini', '--json']);
+    const result = await box.orange(['task', 'create', 'feature/aider-json', 'json', '--harness', 'aider', '--json']);
     expect(result.code, explain(result)).toBe(1);
     const out = JSON.parse(result.stdout) as { task: TaskMeta; error: string; code: string; failedHooks: string[]; failures: { action: string; message: string; code?: string }[] };
     started.push(out.task.id);
@@ -52,7 +52,7 @@ describe('an action that fails while starting an agent', () => {
   });
 
   it('makes task spawn of a pending task fail the same way, with the status change kept', async () => {
-    const created = await box.createTask(['feature/gemini-spawn', 'spawn later', '--harness', 'gemini'], { spawn: false });
+    const created = await box.createTask(['feature/aider-spawn', 'spawn later', '--harness', 'aider'], { spawn: false });
     started.push(created.id);
     const result = await box.orange(['task', 'spawn', created.id]);
     expect(result.code, explain(result)).toBe(1);
@@ -62,7 +62,7 @@ describe('an action that fails while starting an agent', () => {
   });
 
   it('makes task respawn quote the action’s own error with its code', async () => {
-    const created = await box.createTask(['feature/gemini-respawn', 'respawn', '--harness', 'gemini'], { spawn: false });
+    const created = await box.createTask(['feature/aider-respawn', 'respawn', '--harness', 'aider'], { spawn: false });
     started.push(created.id);
     await box.orange(['task', 'spawn', created.id]);
     const refused = await box.jsonError(['task', 'respawn', created.id]);
@@ -81,6 +81,6 @@ describe('a config harness that no plugin registers', () => {
     await writeFile(join(dir, '.orangerc.json'), JSON.stringify({ harness: 'gemni' }));
     const result = await box.orange(['task', 'list'], { cwd: dir });
     expect(result.code, explain(result)).toBe(1);
-    expect(result.stderr, explain(result)).toMatch(new RegExp(`^orange: ${join(dir, '.orangerc.json')}: field "harness" names no registered harness "gemni" \\(known: claude, codex, command[a-z:, ]*\\)$`));
+    expect(result.stderr, explain(result)).toMatch(new RegExp(`^orange: ${join(dir, '.orangerc.json')}: field "harness" names no registered harness "gemni" \\(known: claude, codex, pi, opencode, gemini, command[a-z:, ]*\\)$`));
   });
 });

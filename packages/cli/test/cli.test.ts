@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import type { LogRecord } from '@orange/core';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,7 +15,7 @@ afterAll(() => box?.cleanup());
 describe('orange install', () => {
   it('writes the skill only for installed harnesses, naming the rest as not installed or without a skills directory', async () => {
     const none = await box.json<{ installed: unknown[]; skipped: string[]; notInstalled: string[] }>(['install']);
-    expect(none).toMatchObject({ installed: [], notInstalled: ['claude', 'codex'] });
+    expect(none).toMatchObject({ installed: [], notInstalled: ['claude', 'codex', 'pi', 'opencode', 'gemini'] });
     expect(none.skipped).toEqual(expect.arrayContaining(['idle', 'scripted']));
     expect(existsSync(join(box.home, '.codex'))).toBe(false);
 
@@ -26,7 +26,7 @@ describe('orange install', () => {
     const out = await box.json<{ installed: Array<{ harness: string; file: string }>; notInstalled: string[] }>(['install'], { env: { PATH: `${bin}:${box.env.PATH}` } });
     const claude = join(box.home, '.claude/skills/orange/SKILL.md');
     expect(out.installed).toEqual([{ harness: 'claude', file: claude }]);
-    expect(out.notInstalled).toEqual(['codex']);
+    expect(out.notInstalled).toEqual(['codex', 'pi', 'opencode', 'gemini']);
     expect(await readFile(claude, 'utf8')).toMatch(/^---\nname: orange\ndescription: .+\n---\n/);
     expect(existsSync(join(box.home, '.codex'))).toBe(false);
   });
@@ -36,6 +36,30 @@ describe('orange install', () => {
     const human = await box.orange(['install', '--harness', 'codex']);
     expect(human).toMatchObject({ code: 0, stderr: '', stdout: `codex: wrote ${codex}` });
     expect(await readFile(codex, 'utf8')).toMatch(/^---\nname: orange\n/);
+  });
+
+  it('writes the skill into each installed agent CLI’s own skills directory', async () => {
+    // Only stand-ins for claude, codex and opencode (and node) on PATH.
+    const bin = join(box.dir, 'fake-bin-three');
+    await mkdir(bin, { recursive: true });
+    for (const name of ['claude', 'codex', 'opencode']) await writeFile(join(bin, name), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    const PATH = [bin, dirname(process.execPath)].join(delimiter);
+    const out = await box.json<{ installed: Array<{ harness: string; file: string }>; notInstalled: string[] }>(['install'], { env: { PATH } });
+    expect(out.installed).toEqual([
+      { harness: 'claude', file: join(box.home, '.claude/skills/orange/SKILL.md') },
+      { harness: 'codex', file: join(box.home, '.codex/skills/orange/SKILL.md') },
+      { harness: 'opencode', file: join(box.home, '.config/opencode/skills/orange/SKILL.md') },
+    ]);
+    expect(out.notInstalled).toEqual(['pi', 'gemini']);
+    for (const dir of ['.pi', '.gemini']) expect(existsSync(join(box.home, dir)), dir).toBe(false);
+    for (const [harness, file] of [
+      ['pi', '.pi/agent/skills/orange/SKILL.md'],
+      ['gemini', '.gemini/skills/orange/SKILL.md'],
+    ] as const) {
+      const named = await box.json<{ installed: Array<{ harness: string; file: string }> }>(['install', '--harness', harness], { env: { PATH } });
+      expect(named.installed).toEqual([{ harness, file: join(box.home, file) }]);
+      expect(await readFile(join(box.home, file), 'utf8')).toContain('name: orange');
+    }
   });
 
   it('running it again restores an edited skill; --harness limits it to one harness', async () => {

@@ -70,6 +70,23 @@ describe('imports a config shares with the CLI', () => {
     });
   });
 
+  it('gives a config the built-in pi, opencode and gemini harness plugins in a repository that installed none', async () => {
+    const dir = join(box.repo, 'agents');
+    await mkdir(dir, { recursive: true });
+    await writeFile(
+      join(dir, 'orange.config.ts'),
+      `import { defineConfig } from '@orange/core';
+import { gemini } from '@orange/harness-gemini';
+import { opencode } from '@orange/harness-opencode';
+import { pi } from '@orange/harness-pi';
+
+export default defineConfig({ plugins: [pi({ provider: 'anthropic' }), opencode({ agent: 'build' }), gemini({ model: 'gemini-2.5-pro' })], harness: 'opencode', reviewHarness: 'gemini' });
+`,
+    );
+    const result = await box.orange(['workflow', 'show'], { cwd: dir });
+    expect(result.code, explain(result)).toBe(0);
+  });
+
   it('names the local plugin file, line and column of an import that is not installed', async () => {
     const dir = join(box.repo, 'missing');
     await mkdir(join(dir, 'plugins'), { recursive: true });

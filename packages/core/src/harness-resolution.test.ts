@@ -148,7 +148,7 @@ describe('a harness found by installed()', () => {
 });
 
 describe('harness errors', () => {
-  const NONE_INSTALLED = 'no agent harness is installed (install claude or codex, or configure the command harness)';
+  const NONE_INSTALLED = 'no agent harness is installed (install claude, codex, pi, opencode or gemini, or configure the command harness)';
 
   it('refuses with E_HARNESS in one sentence when no registered harness is installed', async () => {
     const orange = await orangeWith({}, [harnessPlugin('harnesses', fakeHarness('claude', false), fakeHarness('codex', false))]);

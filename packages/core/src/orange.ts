@@ -217,7 +217,7 @@ export class Orange {
       return harness;
     }
     for (const harness of this.harnesses.values()) if (await harness.installed()) return harness;
-    throw new OrangeError('E_HARNESS', 'no agent harness is installed (install claude or codex, or configure the command harness)');
+    throw new OrangeError('E_HARNESS', 'no agent harness is installed (install claude, codex, pi, opencode or gemini, or configure the command harness)');
   }
 }
 

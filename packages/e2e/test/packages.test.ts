@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalRegistry } from './local-registry.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
-const PUBLISHED = ['packages/core', 'packages/cli', 'plugins/tmux', 'plugins/worktree-pool', 'plugins/harness-claude', 'plugins/harness-codex', 'plugins/harness-command', 'plugins/github'];
+const PUBLISHED = ['packages/core', 'packages/cli', 'plugins/tmux', 'plugins/worktree-pool', 'plugins/harness-claude', 'plugins/harness-codex', 'plugins/harness-pi', 'plugins/harness-opencode', 'plugins/harness-gemini', 'plugins/harness-command', 'plugins/github'];
 const PLUGINS = PUBLISHED.filter((p) => p.startsWith('plugins/'));
 const GIT_ENV = { GIT_AUTHOR_NAME: 'Orange Test', GIT_AUTHOR_EMAIL: 'test@orange.invalid', GIT_COMMITTER_NAME: 'Orange Test', GIT_COMMITTER_EMAIL: 'test@orange.invalid' };
 

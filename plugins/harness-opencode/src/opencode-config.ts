@@ -1,0 +1,96 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { OrangeError, writeFileAtomic } from '@orange/core';
+import { execa } from 'execa';
+
+/** What Orange needs from opencode's permissions in a worktree. */
+export interface OpencodeConfigInput {
+  /** The task's directory under $ORANGE_HOME: TASK.md in the worktree is a link into it. */
+  readonly taskDir: string;
+}
+
+/** Bash commands every agent may run without asking, even without `--auto` after a respawn. */
+export const ALLOWED_BASH = ['orange *'] as const;
+
+/** Bash commands a reviewer may not run: feedback goes into TASK.md, never onto GitHub (seed 003). */
+export const REVIEWER_DENIED_BASH = ['gh pr review*', 'gh pr comment*'] as const;
+
+type Json = Record<string, unknown>;
+type Action = 'allow' | 'ask' | 'deny';
+
+/**
+ * Merges Orange's grants into the worktree's `opencode.json`: `orange *` in `permission.bash`
+ * and the task directory in `permission.external_directory`, each added last (opencode applies
+ * the last matching rule). Every other key and rule is kept. A tracked `opencode.json` is left
+ * alone (the agent would commit Orange's entries); returns the file written, or null.
+ */
+export async function writeOpencodeConfig(workspace: string, input: OpencodeConfigInput): Promise<string | null> {
+  const file = join(workspace, 'opencode.json');
+  if (await isTracked(workspace, 'opencode.json')) return null;
+  const existing = await readJsonObject(file);
+  const permission = ruleObject(existing.permission, '*');
+  permission.bash = withRules(permission.bash, Object.fromEntries(ALLOWED_BASH.map((p) => [p, 'allow' as const])));
+  permission.external_directory = withRules(permission.external_directory, { [`${input.taskDir}/**`]: 'allow' });
+  await writeFileAtomic(file, `${JSON.stringify({ ...existing, permission }, null, 2)}\n`);
+  return file;
+}
+
+/**
+ * The inline config (`OPENCODE_CONFIG_CONTENT`, merged by opencode over every config file)
+ * that denies reviewers `gh pr review` and `gh pr comment`, merged into one already set.
+ */
+export function reviewerConfigContent(inherited: string | undefined): string {
+  let base: Json = {};
+  if (inherited) {
+    try {
+      const parsed: unknown = JSON.parse(inherited);
+      if (isObject(parsed)) base = parsed;
+    } catch {
+      // Not JSON: opencode could not use it either, so Orange's replaces it.
+    }
+  }
+  const permission = ruleObject(base.permission, '*');
+  permission.bash = withRules(permission.bash, Object.fromEntries(REVIEWER_DENIED_BASH.map((p) => [p, 'deny' as const])));
+  return JSON.stringify({ ...base, permission });
+}
+
+/** A permission value as an object of rules: a bare action means that action for every pattern. */
+function ruleObject(value: unknown, wildcard: string): Json {
+  if (typeof value === 'string') return { [wildcard]: value };
+  return isObject(value) ? { ...value } : {};
+}
+
+/** The rules with `added` moved to the end, so they win over earlier matches. */
+function withRules(value: unknown, added: Record<string, Action>): Json {
+  const rules = ruleObject(value, '*');
+  for (const pattern of Object.keys(added)) delete rules[pattern];
+  return { ...rules, ...added };
+}
+
+async function isTracked(workspace: string, path: string): Promise<boolean> {
+  const result = await execa('git', ['-C', workspace, 'ls-files', '--error-unmatch', '--', path], { reject: false, stdin: 'ignore' });
+  return result.exitCode === 0;
+}
+
+async function readJsonObject(file: string): Promise<Json> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw error;
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    // Refusing keeps the user's file intact; overwriting would lose their settings.
+    throw new OrangeError('E_HARNESS', `${file} is not valid JSON; fix or delete it so Orange can add its permissions`);
+  }
+  if (!isObject(value)) throw new OrangeError('E_HARNESS', `${file} must hold a JSON object; fix or delete it so Orange can add its permissions`);
+  return value;
+}
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,3 @@
+import { packageBuild } from '../../tsup.base';
+
+export default packageBuild();

@@ -1,0 +1,97 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { newTaskMeta, type HarnessRequest, type HeadlessRequest, findExecutable } from '@orange/core';
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+import { piHeadlessArgv, piHeadlessResult } from './headless.js';
+import { piArgv } from './pi.js';
+import { writeReviewerGuard } from './reviewer-guard.js';
+
+/** The real CLI: on PATH, or under $ORANGE_AGENT_CLI_DIR (a dir, its bin/, or an npm prefix). */
+function locateCli(bin: string): string | null {
+  const dir = process.env.ORANGE_AGENT_CLI_DIR;
+  if (dir) {
+    for (const candidate of [join(dir, bin), join(dir, 'bin', bin), join(dir, 'node_modules', '.bin', bin)]) {
+      if (existsSync(candidate)) return candidate;
+    }
+  }
+  return findExecutable(bin);
+}
+
+function headlessRequest(workspace: string): HeadlessRequest {
+  const task = newTaskMeta({ id: 'f'.repeat(21), project: 'demo', branch: 'x', status: 'working' });
+  return { task, prompt: 'p', workspace, model: 'sonnet', phase: 'classify', resultFile: join(workspace, 'result.json') };
+}
+
+/** Every option Orange passes, in any role / respawn / effort / model combination, and headless. */
+function flagsOrangePasses(): string[] {
+  const task = newTaskMeta({ id: 'f'.repeat(21), project: 'demo', branch: 'x', status: 'working' });
+  const flags = new Set<string>();
+  for (const role of ['worker', 'reviewer'] as const) {
+    for (const respawn of [false, true]) {
+      const request: HarnessRequest = { task, role, prompt: 'p', respawn, effort: 'high', workspace: '/tmp' };
+      const argv = piArgv({ bin: 'pi', provider: 'anthropic', model: 'm', extraArgs: [] }, request);
+      for (const arg of argv.slice(1, -1)) if (arg.startsWith('-')) flags.add(arg);
+    }
+  }
+  for (const arg of piHeadlessArgv({ bin: 'pi', provider: 'anthropic', extraArgs: [] }, headlessRequest('/tmp')).slice(1, -1)) if (arg.startsWith('-')) flags.add(arg);
+  return [...flags];
+}
+
+const cli = locateCli('pi');
+if (!cli) console.warn('pi CLI contract test skipped: pi is not on PATH and ORANGE_AGENT_CLI_DIR does not hold it');
+
+/** Runs pi with a throwaway HOME and no API keys from this environment, so it reads and writes nothing of the user's. */
+async function runPi(args: string[], home: string): Promise<string> {
+  const result = await execa(cli as string, args, {
+    env: { PATH: process.env.PATH ?? '', HOME: home },
+    extendEnv: false,
+    stdin: 'ignore',
+    reject: false,
+    all: true,
+    timeout: 60_000,
+  });
+  return result.all ?? '';
+}
+
+describe('pi CLI contract', () => {
+  it.skipIf(!cli)('every flag Orange passes appears in pi --help, and the thinking levels include Orange’s efforts', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'orange-pi-help-'));
+    try {
+      const help = await runPi(['--help'], home);
+      const missing = flagsOrangePasses().filter((flag) => !new RegExp(`(^|[\\s,])${flag}([\\s,=<\\[]|$)`, 'm').test(help));
+      expect(missing, help).toEqual([]);
+      expect(help, help).toMatch(/--thinking <level>.*\blow\b.*\bmedium\b.*\bhigh\b/);
+      expect(help, help).toMatch(/--mode <mode>.*\bjson\b/);
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  }, 90_000);
+
+  it.skipIf(!cli)('loads the reviewer guard extension', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'orange-pi-guard-'));
+    try {
+      const guard = await writeReviewerGuard(home);
+      // Without an API key pi stops before any request, after loading its extensions.
+      const output = await runPi(['--offline', '--extension', guard, '--print', 'p'], home);
+      expect(output).not.toMatch(/Failed to load extension/);
+      expect(output).toMatch(/No API key/);
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  }, 90_000);
+
+  it.skipIf(!cli)('a headless run that cannot start reads as failed, with pi’s own reason', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'orange-pi-headless-'));
+    try {
+      const argv = piHeadlessArgv({ bin: cli as string, extraArgs: [] }, headlessRequest(home));
+      const run = await execa(argv[0] as string, argv.slice(1), { cwd: home, env: { PATH: process.env.PATH ?? '', HOME: home }, extendEnv: false, stdin: 'ignore', reject: false, timeout: 60_000 });
+      const result = piHeadlessResult({ exitCode: run.exitCode ?? 1, stdout: run.stdout, stderr: run.stderr, resultFile: null, model: 'sonnet' });
+      expect(result, run.stdout + run.stderr).toMatchObject({ ok: false, output: expect.stringMatching(/No API key/) });
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  }, 90_000);
+});
