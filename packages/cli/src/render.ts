@@ -15,15 +15,6 @@ export function table(headers: readonly string[], rows: ReadonlyArray<readonly s
   return [line(headers), ...safe.map(line)].join('\n');
 }
 
-/** "3m ago", "2h ago", "5d ago". */
-export function ago(iso: string, now: number = Date.now()): string {
-  const seconds = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
-  if (Number.isNaN(seconds)) return '?';
-  if (seconds < 60) return `${seconds}s ago`;
-  if (seconds < 3600) return `${Math.floor(seconds / 60)}m ago`;
-  if (seconds < 86_400) return `${Math.floor(seconds / 3600)}h ago`;
-  return `${Math.floor(seconds / 86_400)}d ago`;
-}
 
 /**
  * `text` as one safe line (`inlineText`) cut to `max` characters with an ellipsis; cut after

@@ -126,3 +126,5 @@ export { stopProcesses, type StopTimings } from './process-stop.js';
 export { simulateWorkflow, type SimulationResult, type SimulationStep } from './simulation/simulate.js';
 export { parseScript, SCRIPT_COMMANDS, type ScriptEvent, type ScriptStep } from './simulation/script.js';
 export { MemoryTaskStore, MemoryProjectStore, SilentLogger } from './simulation/memory-stores.js';
+export { isJsonObject, readHarnessSettings, type JsonObject } from './harness-settings-file.js';
+export { relativeTime } from './relative-time.js';

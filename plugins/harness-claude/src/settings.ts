@@ -1,6 +1,6 @@
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { OrangeError, writeFileAtomic } from '@orange/core';
+import { isJsonObject, readHarnessSettings, writeFileAtomic } from '@orange/core';
 
 /** What Orange needs from Claude Code's permissions in a worktree. */
 export interface ClaudeSettingsInput {
@@ -21,8 +21,8 @@ type Json = Record<string, unknown>;
 export async function writeClaudeSettings(workspace: string, input: ClaudeSettingsInput): Promise<string> {
   const dir = join(workspace, '.claude');
   const file = join(dir, 'settings.local.json');
-  const existing = await readJsonObject(file);
-  const permissions = isObject(existing.permissions) ? existing.permissions : {};
+  const existing = await readHarnessSettings(file);
+  const permissions = isJsonObject(existing.permissions) ? existing.permissions : {};
   const next: Json = {
     ...existing,
     permissions: {
@@ -36,30 +36,9 @@ export async function writeClaudeSettings(workspace: string, input: ClaudeSettin
   return file;
 }
 
-async function readJsonObject(file: string): Promise<Json> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    throw error;
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    // Refusing keeps the user's file intact; overwriting would lose their settings.
-    throw new OrangeError('E_HARNESS', `${file} is not valid JSON; fix or delete it so Orange can add its permissions`);
-  }
-  if (!isObject(value)) throw new OrangeError('E_HARNESS', `${file} must hold a JSON object; fix or delete it so Orange can add its permissions`);
-  return value;
-}
 
 function union(existing: unknown, added: readonly string[]): unknown[] {
   const list: unknown[] = Array.isArray(existing) ? existing : [];
   return [...new Set([...list, ...added])];
 }
 
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

@@ -1,6 +1,5 @@
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { OrangeError, writeFileAtomic } from '@orange/core';
+import { isJsonObject, OrangeError, readHarnessSettings, writeFileAtomic } from '@orange/core';
 import { execa } from 'execa';
 
 /** What Orange needs from opencode's permissions in a worktree. */
@@ -27,7 +26,7 @@ type Action = 'allow' | 'ask' | 'deny';
 export async function writeOpencodeConfig(workspace: string, input: OpencodeConfigInput): Promise<string | null> {
   const file = join(workspace, 'opencode.json');
   if (await isTracked(workspace, 'opencode.json')) return null;
-  const existing = await readJsonObject(file);
+  const existing = await readHarnessSettings(file);
   const permission = ruleObject(existing.permission, '*');
   permission.bash = withRules(permission.bash, Object.fromEntries(ALLOWED_BASH.map((p) => [p, 'allow' as const])));
   permission.external_directory = withRules(permission.external_directory, { [`${input.taskDir}/**`]: 'allow' });
@@ -44,7 +43,7 @@ export function reviewerConfigContent(inherited: string | undefined): string {
   if (inherited) {
     try {
       const parsed: unknown = JSON.parse(inherited);
-      if (isObject(parsed)) base = parsed;
+      if (isJsonObject(parsed)) base = parsed;
     } catch {
       // Not JSON: opencode could not use it either, so Orange's replaces it.
     }
@@ -57,7 +56,7 @@ export function reviewerConfigContent(inherited: string | undefined): string {
 /** A permission value as an object of rules: a bare action means that action for every pattern. */
 function ruleObject(value: unknown, wildcard: string): Json {
   if (typeof value === 'string') return { [wildcard]: value };
-  return isObject(value) ? { ...value } : {};
+  return isJsonObject(value) ? { ...value } : {};
 }
 
 /** The rules with `added` moved to the end, so they win over earlier matches. */
@@ -72,25 +71,4 @@ async function isTracked(workspace: string, path: string): Promise<boolean> {
   return result.exitCode === 0;
 }
 
-async function readJsonObject(file: string): Promise<Json> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    throw error;
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    // Refusing keeps the user's file intact; overwriting would lose their settings.
-    throw new OrangeError('E_HARNESS', `${file} is not valid JSON; fix or delete it so Orange can add its permissions`);
-  }
-  if (!isObject(value)) throw new OrangeError('E_HARNESS', `${file} must hold a JSON object; fix or delete it so Orange can add its permissions`);
-  return value;
-}
 
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

@@ -1,5 +1,6 @@
 import { Box, Text } from 'ink';
-import { shown, relativeTime } from '../shown-text.js';
+import { relativeTime } from '@orange/core';
+import { shown } from '../shown-text.js';
 import { statusColour } from '../status-colour.js';
 import { livenessIcon, workspaceNumber, type TaskRow } from '../task-row.js';
 

@@ -1,9 +1,9 @@
 import * as Flags from '@oclif/core/flags';
-import { inlineText, type AgentRole, type ListedTask, type RuntimeSnapshot, type TaskMeta, type Workflow } from '@orange/core';
+import { inlineText, relativeTime, type AgentRole, type ListedTask, type RuntimeSnapshot, type TaskMeta, type Workflow } from '@orange/core';
 import { OrangeCommand } from '../../base-command.js';
 import { projectFlag } from '../../flags.js';
 import { inferProject } from '../../locate.js';
-import { agents, ago, clip, table } from '../../render.js';
+import { agents, clip, table } from '../../render.js';
 
 /** What `task list` flags about one task beyond its fields. */
 interface TaskFlags {
@@ -77,7 +77,7 @@ export default class TaskList extends OrangeCommand {
           ...(showPipeline ? [pipelineCell(t.meta)] : []),
           clip(t.meta.branch, 40),
           [agents(t.meta), ...(marks?.dead ?? []).map((role) => `✗${role}`)].filter((a) => a !== '-' || !marks?.dead.length).join(' '),
-          ago(t.meta.updated_at),
+          relativeTime(t.meta.updated_at),
           clip(t.meta.summary, 60),
         ];
       });

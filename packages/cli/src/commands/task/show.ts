@@ -1,8 +1,8 @@
-import { blockText, inlineText, listTranscripts, type HistoryEvent } from '@orange/core';
+import { blockText, inlineText, listTranscripts, relativeTime, type HistoryEvent } from '@orange/core';
 import { OrangeCommand } from '../../base-command.js';
 import { projectFlag, taskIdArg } from '../../flags.js';
 import { resolveTaskRef } from '../../locate.js';
-import { ago, historyLine } from '../../render.js';
+import { historyLine } from '../../render.js';
 
 export default class TaskShow extends OrangeCommand {
   static override summary = 'Show a task: frontmatter, TASK.md body and history.';
@@ -39,7 +39,7 @@ export default class TaskShow extends OrangeCommand {
         this.log('Transcripts (orange task output <id> --spawn <spawn>):');
         for (const t of transcripts) {
           const harness = agents.find((a) => a.spawn === t.spawn)?.harness ?? '?';
-          this.log(inlineText(`  ${t.role.padEnd(8)}  ${t.spawn}  ${harness}  ${size(t.bytes)}  ${ago(t.updated_at)}  ${t.file}`));
+          this.log(inlineText(`  ${t.role.padEnd(8)}  ${t.spawn}  ${harness}  ${size(t.bytes)}  ${relativeTime(t.updated_at)}  ${t.file}`));
         }
         this.log('');
       }
