@@ -23,7 +23,7 @@ export interface DoctorReport {
 
 /** The built-in code is the CLI's bundle: a function defined in its directory is built in. */
 const BUNDLE_DIR = dirname(fileURLToPath(import.meta.url));
-const BUILTIN_WORKFLOWS = new Set(['default', 'classic']);
+const BUILTIN_WORKFLOWS = new Set(['default', 'classic', 'pipeline']);
 
 /** Examines a loaded Orange: every provider with its file, every workflow validated, the tools and ORANGE_HOME. */
 export async function diagnose(orange: Orange, builtins: readonly OrangePlugin[]): Promise<DoctorReport> {
@@ -44,7 +44,7 @@ export async function diagnose(orange: Orange, builtins: readonly OrangePlugin[]
     const plugins = [];
     for (const name of orange.plugins) {
       const own = configured.get(name);
-      const from = own ? await where(own.apply) : name === 'core' || builtinNames.has(name) ? 'built-in' : 'unknown';
+      const from = own ? await where(own.apply) : name === 'core' || name === 'core-notifications' || builtinNames.has(name) ? 'built-in' : 'unknown';
       plugins.push({ name, from: own && from === 'built-in' ? `built-in, options from ${basename(orange.configFile ?? 'the config')}` : from });
     }
 
@@ -58,7 +58,7 @@ export async function diagnose(orange: Orange, builtins: readonly OrangePlugin[]
     }
 
     const harnesses = [];
-    for (const harness of orange.harnesses.values()) {
+    for (const harness of [...orange.harnesses.values()].filter((h) => !h.internal)) {
       const installed = await harness.installed().catch(() => false);
       harnesses.push({ name: harness.name, installed, version: installed ? await harnessVersion(orange, harness.name) : null, from: await where(harness.command) });
     }

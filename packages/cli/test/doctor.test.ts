@@ -56,6 +56,11 @@ describe('orange doctor', () => {
     expect(report.actions.find((a) => a.name === 'format')).toMatchObject({ plugins: ['run-command:format'], from: [expect.stringMatching(/^src\/run-command\.ts:\d+$/)] });
     expect(report.harnesses.find((h) => h.name === 'claude')).toEqual({ name: 'claude', installed: true, version: '2.1.0 (Claude Code)', from: 'built-in' });
     expect(report.workflows.find((w) => w.name === 'tested')).toEqual({ name: 'tested', from: 'orange.config.ts', ok: true });
+    // Every built-in says so (the core's own notifications plugin, the pipeline workflow), and the
+    // pipeline driver, which starts Orange's own code, is not offered as an agent harness.
+    expect(report.plugins.filter((p) => p.from === 'unknown'), result.stdout).toEqual([]);
+    expect(report.workflows.find((w) => w.name === 'pipeline')?.from).toBe('built-in');
+    expect(report.harnesses.map((h) => h.name)).not.toContain('pipeline-driver');
     expect(report.tools.find((t) => t.name === 'git')?.version).toMatch(/^\d+\.\d+/);
     expect(report.problems).toEqual([]);
     // The sandbox's PATH has no gh: a note, not a problem.

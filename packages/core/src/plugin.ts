@@ -194,6 +194,11 @@ export interface Harness {
   readonly skillsDir?: string;
   /** One-shot, non-interactive runs (the `pipeline` workflow's classifier and phases). */
   readonly headless?: HeadlessRunner;
+  /**
+   * Set for a harness that starts Orange's own code, not an agent CLI (the pipeline driver):
+   * `orange doctor`, `init` and `install` leave it out, and it is never detected.
+   */
+  readonly internal?: boolean;
 }
 
 export type PullRequestState = 'open' | 'merged' | 'closed';

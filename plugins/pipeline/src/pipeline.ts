@@ -122,6 +122,7 @@ export function pipeline(options: PipelineOptions = {}): OrangePlugin {
 function driverHarness(orange: Orange): Harness {
   return {
     name: DRIVER_HARNESS,
+    internal: true,
     excludes: [],
     // Never picked as a task's harness by detection.
     installed: async () => false,

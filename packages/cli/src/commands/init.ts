@@ -35,7 +35,7 @@ export default class Init extends OrangeCommand {
     const repo = await inspectRepository(process.cwd());
     // The repository's own config is not loaded: init must work where it is missing or broken.
     const orange = await builtInOrange();
-    const harnesses = await Promise.all([...orange.harnesses.values()].map(async (h) => ({ name: h.name, installed: await h.installed() })));
+    const harnesses = await Promise.all([...orange.harnesses.values()].filter((h) => !h.internal).map(async (h) => ({ name: h.name, installed: await h.installed() })));
     if (flags.harness !== undefined && !harnesses.some((h) => h.name === flags.harness)) {
       throw new OrangeError('E_HARNESS', `no harness named "${inlineText(flags.harness)}" (known: ${harnesses.map((h) => h.name).join(', ')})`);
     }

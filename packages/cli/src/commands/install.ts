@@ -16,7 +16,7 @@ export default class Install extends OrangeCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(Install);
     const orange = await this.orange();
-    const harnesses = [...orange.harnesses.values()].filter((h) => flags.harness === undefined || h.name === flags.harness);
+    const harnesses = [...orange.harnesses.values()].filter((h) => !h.internal && (flags.harness === undefined || h.name === flags.harness));
     if (flags.harness !== undefined && harnesses.length === 0) {
       throw new OrangeError('E_HARNESS', `no harness named "${flags.harness}" (known: ${[...orange.harnesses.keys()].join(', ') || 'none'})`);
     }
