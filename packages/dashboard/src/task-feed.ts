@@ -1,5 +1,5 @@
 import { isOrangeError, type AgentRole, type ListedTask, type Orange, type RuntimeSnapshot, type TaskMeta, type Workflow } from '@orange/core';
-import { pullRequestNumber, type Liveness, type PullRequestView, type TaskRow } from './task-row.js';
+import { checksMark, pullRequestNumber, type Liveness, type PullRequestView, type TaskRow } from './task-row.js';
 import { TaskWatcher } from './task-watcher.js';
 
 /** What the screen is drawn from: every task of the scope, as rows keyed by task id. */
@@ -113,8 +113,10 @@ export class TaskFeed implements TaskSource {
     const scm = this.orange.maybeSlot('scm');
     if (!row?.meta.pr_url || !scm) return row?.pr ?? null;
     const project = await this.orange.projects.get(row.meta.project);
-    const state = await scm.pullRequestState(row, project);
-    const pr: PullRequestView = { url: row.meta.pr_url, number: pullRequestNumber(row.meta.pr_url), state };
+    // The checks come with the review feedback, where the SCM can give it (the github plugin can).
+    const [state, feedback] = await Promise.all([scm.pullRequestState(row, project), scm.pullRequestFeedback?.(row, project).catch(() => null) ?? null]);
+    const checks = state === 'open' && feedback ? checksMark(feedback.checks) : null;
+    const pr: PullRequestView = { url: row.meta.pr_url, number: pullRequestNumber(row.meta.pr_url), state, checks };
     const latest = this.rows.get(id);
     if (latest) {
       this.rows.set(id, { ...latest, pr });

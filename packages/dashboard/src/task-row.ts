@@ -1,4 +1,4 @@
-import type { AgentRole, DiffStat, PullRequestState, TaskMeta } from '@orange/core';
+import type { AgentRole, DiffStat, PullRequestCheck, PullRequestState, TaskMeta } from '@orange/core';
 
 /** Whether a task's agent runs: ● alive, ✗ dead while the task is active, ○ none. */
 export type Liveness = 'alive' | 'dead' | 'none';
@@ -9,6 +9,19 @@ export interface PullRequestView {
   readonly url: string;
   /** Null until the SCM was asked (on open and with R). */
   readonly state: PullRequestState | null;
+  /** Its checks in one mark (✓ all passed, ✗ one failed, … still running); null when unknown or none. */
+  readonly checks?: ChecksMark | null;
+}
+
+/** A pull request's checks at a glance. */
+export type ChecksMark = '✓' | '✗' | '…';
+
+/** ✗ when any check failed or was cancelled, … while any is pending, ✓ when all passed or were skipped; null without checks. */
+export function checksMark(checks: readonly Pick<PullRequestCheck, 'state'>[]): ChecksMark | null {
+  if (checks.length === 0) return null;
+  if (checks.some((c) => c.state === 'failure' || c.state === 'cancelled')) return '✗';
+  if (checks.some((c) => c.state === 'pending')) return '…';
+  return '✓';
 }
 
 /** One task as the dashboard shows it: its fields and what the feed learned about it. */

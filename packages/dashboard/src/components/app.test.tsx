@@ -41,7 +41,7 @@ describe('the task table', () => {
     const done = fakeRow({ status: 'done', branch: 'chore/deps' });
     const working = fakeRow({ status: 'working', branch: 'feature/login', worker_spawn: 's1' }, { liveness: 'alive', alive: ['worker'], expected: ['worker'], active: true });
     const crashed = fakeRow({ status: 'working', branch: 'fix/crash', attention: 'hook failed' }, { liveness: 'dead', expected: ['worker'], active: true });
-    const reviewing = fakeRow({ status: 'reviewing', branch: 'docs/contributing', pr_url: 'https://github.com/o/r/pull/12' }, { pr: { url: 'https://github.com/o/r/pull/12', number: 12, state: 'open' } });
+    const reviewing = fakeRow({ status: 'reviewing', branch: 'docs/contributing', pr_url: 'https://github.com/o/r/pull/12' }, { pr: { url: 'https://github.com/o/r/pull/12', number: 12, state: 'open', checks: '✗' } });
     const ui = open([done, working, crashed, reviewing]);
     await ui.shows('chore/deps');
     const lines = ui.frame().split('\n');
@@ -49,7 +49,7 @@ describe('the task table', () => {
     expect(at('chore/deps')).toBeGreaterThan(Math.max(at('feature/login'), at('fix/crash'), at('docs/contributing')));
     expect(lines[at('feature/login')]).toMatch(/^●.*working/);
     expect(lines[at('fix/crash')]).toMatch(/^✗.*working !/);
-    expect(lines[at('docs/contributing')]).toMatch(/^○.*reviewing\s+#12 open/);
+    expect(lines[at('docs/contributing')]).toMatch(/^○.*reviewing\s+#12 open ✗/);
     expect(lines[at('chore/deps')]).toMatch(/^○.*done/);
   });
 

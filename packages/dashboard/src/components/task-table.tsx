@@ -68,9 +68,10 @@ export function TaskTable({ rows, selectedId, width, now, colour, showProject }:
   );
 }
 
-/** `#12 open`, `#9 merged`, `#12` before the state is known, empty without a PR. */
+/** `#12 open ✓`, `#9 merged`, `#12` before the state is known, empty without a PR. */
 function prCell(row: TaskRow): string {
   if (!row.pr) return '';
   const number = row.pr.number === null ? 'PR' : `#${row.pr.number}`;
-  return shown(row.pr.state ? `${number} ${row.pr.state}` : number, PR_W - 1);
+  const checks = row.pr.checks ? ` ${row.pr.checks}` : '';
+  return shown(row.pr.state ? `${number} ${row.pr.state}${checks}` : number, PR_W - 1);
 }
