@@ -59,7 +59,10 @@ export function coreNotifications(): OrangePlugin {
   };
 }
 
-/** The task as a person recognises it: its summary, else its branch. */
-export function label(meta: Pick<TaskMeta, 'summary' | 'branch'>): string {
-  return meta.summary.trim() || meta.branch;
+/**
+ * The task as a person recognises it: its summary, else its branch. Tolerant of partial task
+ * data: a plugin's own test may fire the bus with a hand-made event, and this tap must not throw.
+ */
+export function label(meta: Partial<Pick<TaskMeta, 'summary' | 'branch'>>): string {
+  return (meta.summary ?? '').trim() || meta.branch || 'a task';
 }

@@ -124,11 +124,16 @@ export class Orange {
    * config loads, naming the field and the known names, not when an agent is first spawned.
    * Whether it is installed is a question for the moment of spawning (and `orange doctor`).
    */
+  /** The harnesses that start agent CLIs, in registration order (not Orange's own, like the pipeline driver). */
+  agentHarnessNames(): string[] {
+    return [...this.harnesses.values()].filter((h) => !h.internal).map((h) => h.name);
+  }
+
   private checkHarnessNames(): void {
     for (const field of ['harness', 'reviewHarness'] as const) {
       const name = this.config[field];
       if (name === undefined || this.harnesses.has(name)) continue;
-      const known = [...this.harnesses.keys()].join(', ') || 'none';
+      const known = this.agentHarnessNames().join(', ') || 'none';
       throw new OrangeError('E_CONFIG', `${this.configFile ?? 'built-in config'}: field "${field}" names no registered harness "${name}" (known: ${known})`, {
         file: this.configFile,
         field,
@@ -212,7 +217,7 @@ export class Orange {
     if (requested) {
       const harness = this.harnesses.get(requested);
       if (!harness) {
-        throw new OrangeError('E_HARNESS', `no harness named "${requested}" (known: ${[...this.harnesses.keys()].join(', ') || 'none'})`);
+        throw new OrangeError('E_HARNESS', `no harness named "${requested}" (known: ${this.agentHarnessNames().join(', ') || 'none'})`);
       }
       return harness;
     }

@@ -18,7 +18,7 @@ export default class Install extends OrangeCommand {
     const orange = await this.orange();
     const harnesses = [...orange.harnesses.values()].filter((h) => !h.internal && (flags.harness === undefined || h.name === flags.harness));
     if (flags.harness !== undefined && harnesses.length === 0) {
-      throw new OrangeError('E_HARNESS', `no harness named "${flags.harness}" (known: ${[...orange.harnesses.keys()].join(', ') || 'none'})`);
+      throw new OrangeError('E_HARNESS', `no harness named "${flags.harness}" (known: ${orange.agentHarnessNames().join(', ') || 'none'})`);
     }
     const installed: Array<{ harness: string; file: string }> = [];
     const skipped: string[] = [];
