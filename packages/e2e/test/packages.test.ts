@@ -5,6 +5,7 @@
  * node_modules, so no network is needed), and a config that imports @orange/core, a built-in
  * plugin, zod and a local plugin file runs a task there with the installed `orange`.
  */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { readFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -15,7 +16,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalRegistry } from './local-registry.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
-const PUBLISHED = ['packages/core', 'packages/cli', 'plugins/tmux', 'plugins/worktree-pool', 'plugins/harness-claude', 'plugins/harness-codex', 'plugins/harness-pi', 'plugins/harness-opencode', 'plugins/harness-gemini', 'plugins/harness-command', 'plugins/github'];
+// Every package under packages/ and plugins/ that is not private: a new plugin is covered as it lands.
+const PUBLISHED = ['packages', 'plugins'].flatMap((group) =>
+  readdirSync(join(root, group))
+    .map((name) => `${group}/${name}`)
+    .filter((dir) => existsSync(join(root, dir, 'package.json')) && !(JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8')) as { private?: boolean }).private),
+);
 const PLUGINS = PUBLISHED.filter((p) => p.startsWith('plugins/'));
 const GIT_ENV = { GIT_AUTHOR_NAME: 'Orange Test', GIT_AUTHOR_EMAIL: 'test@orange.invalid', GIT_COMMITTER_NAME: 'Orange Test', GIT_COMMITTER_EMAIL: 'test@orange.invalid' };
 
@@ -104,7 +110,8 @@ describe('the packed packages', () => {
     const install = await execa('npm', ['install', '--ignore-scripts', '-D', '@orange/cli', '@orange/core', '@orange/harness-command', 'zod'], { cwd: repo, env, reject: false });
     expect(install.exitCode, explain(install)).toBe(0);
     const installed = await readdir(join(repo, 'node_modules', '@orange'));
-    expect(installed.sort()).toEqual(['cli', 'core', 'harness-command']);
+    // The dashboard comes with the CLI (loaded only by `orange dash`: ink cannot be in its bundle).
+    expect(installed.sort()).toEqual(['cli', 'core', 'dashboard', 'harness-command']);
 
     await mkdir(join(repo, 'plugins'));
     await writeFile(
