@@ -73,6 +73,8 @@ export interface DemoResult {
 const LOG_TAIL_LINES = 60;
 /** How long the agents' wrappers and exit reports get to finish after the tmux server is killed. */
 const SETTLE_MS = 15_000;
+/** Consecutive scans (100 ms apart) that must find no process of the demo's tasks. */
+const CLEAR_SCANS = 5;
 
 const GIT_IDENTITY = {
   GIT_AUTHOR_NAME: 'Orange Demo',
@@ -325,9 +327,13 @@ async function endTasks(
   await execa('tmux', ['-L', socket, 'kill-server'], { reject: false });
   if (ids.size === 0) return;
   const deadline = Date.now() + SETTLE_MS;
+  // A report can appear just after a scan found none (seen once with the pipeline driver's
+  // window), so the table must stay clear for a few scans in a row, not one.
+  let clearScans = 0;
   for (;;) {
     const left = (await runningCommandLines()).filter((line) => [...ids.keys()].some((id) => line.includes(id)));
-    if (left.length === 0) return;
+    clearScans = left.length === 0 ? clearScans + 1 : 0;
+    if (clearScans >= CLEAR_SCANS) return;
     if (Date.now() > deadline) {
       print(`Warning: ${left.length} process(es) of the demo still ran after ${SETTLE_MS / 1000} s: ${left.join('; ')}`);
       return;

@@ -23,6 +23,19 @@ async function processesNaming(ids: readonly string[]): Promise<string[]> {
     .filter((line) => ids.some((id) => line.includes(id)));
 }
 
+/**
+ * The processes still naming the tasks once they have had up to `ms` to end: a detached exit
+ * report started as the demo's tmux server went down may still be finishing its last write.
+ */
+async function processesLeft(ids: readonly string[], ms = 10_000): Promise<string[]> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const left = await processesNaming(ids);
+    if (left.length === 0 || Date.now() > deadline) return left;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 let temp: string | undefined;
 afterEach(async () => {
   if (temp) await rm(temp, { recursive: true, force: true });
@@ -72,7 +85,7 @@ describe('orange demo', () => {
     // Nothing outlives the run: no process of its tasks (an exit report would recreate the
     // sandbox after its removal), no tmux server, and an empty temp folder.
     const ids = (result?.rows ?? []).map((r) => r.id ?? '').filter(Boolean);
-    expect(await processesNaming(ids), explain).toEqual([]);
+    expect(await processesLeft(ids), explain).toEqual([]);
     const server = await execa('tmux', ['-L', socket, 'list-sessions'], { reject: false });
     expect(server.exitCode, `tmux server ${socket} still runs:\n${server.stdout}`).not.toBe(0);
     expect(await readdir(temp), explain).toEqual([]);
@@ -102,7 +115,7 @@ describe('orange demo', () => {
       ['C', 'completed', 'haiku', '$0.20/$1.00'],
     ]);
     const ids = (result?.rows ?? []).map((r) => r.id ?? '').filter(Boolean);
-    expect(await processesNaming(ids), explain).toEqual([]);
+    expect(await processesLeft(ids), explain).toEqual([]);
     expect(await readdir(temp), explain).toEqual([]);
   }, 180_000);
 });
