@@ -113,6 +113,11 @@ describe('exit monitoring', () => {
   it('picks up where it was after a monitor restart', async () => {
     box = await Sandbox.create({ pollIntervalMs: 300 });
     const monitor = execa(process.execPath, [(await import('./sandbox.js')).CLI, 'monitor'], { env: box.env, extendEnv: false, cwd: box.repo, reject: false, forceKillAfterDelay: 30_000 });
+    // Ready (signal handlers set) once it says what it monitors: a SIGTERM before that kills it
+    // outright (no exit code), which is not the clean stop this test is about.
+    let first = '';
+    monitor.stdout?.on('data', (chunk: Buffer) => (first += chunk.toString()));
+    await box.waitFor('the monitor to start', async () => first.includes('monitoring'), 15_000);
     const id = await box.createTask(['restart me'], 'agent.pace: 60000\n');
     await box.waitFor('the worker to start', async () => (await box!.task(id)).meta.worker_spawn !== null, 15_000);
     monitor.kill('SIGTERM');
