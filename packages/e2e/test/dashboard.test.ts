@@ -80,7 +80,8 @@ afterEach(async () => {
   box = undefined;
 });
 
-const dash = (args = '') => `node ${CLI} dash --interval 500 ${args}`.trim();
+// CI=true as on a CI machine, where ink would otherwise draw nothing until it exits.
+const dash = (args = '') => `CI=true node ${CLI} dash --interval 500 ${args}`.trim();
 
 describe('orange dash in a real terminal', () => {
   it('shows tasks live as agents move them, creates one with c, cancels one with x after confirmation, and q gives the terminal back', async () => {

@@ -38,8 +38,28 @@ export default class Dash extends OrangeCommand {
 
 /** The dashboard package (an ES module from node_modules, never part of the CLI bundle). */
 async function loadDashboard(): Promise<typeof import('@orange/dashboard')> {
-  // `await import(` as written here is what the bundle's code-cache loader rewrites (tsup.config.ts).
-  return await import('@orange/dashboard');
+  // ink decides once, when it loads, that a set CI or CONTINUOUS_INTEGRATION means "no terminal" and
+  // then draws nothing until it exits. The dashboard only runs in a terminal (checked above), so those
+  // variables are hidden while ink loads and put back for everything the dashboard starts.
+  const hidden = hideEnv(['CI', 'CONTINUOUS_INTEGRATION']);
+  try {
+    // `await import(` as written here is what the bundle's code-cache loader rewrites (tsup.config.ts).
+    return await import('@orange/dashboard');
+  } finally {
+    Object.assign(process.env, hidden);
+  }
+}
+
+/** Removes `names` from the environment and returns the removed values, to put back. */
+function hideEnv(names: readonly string[]): Record<string, string> {
+  const removed: Record<string, string> = {};
+  for (const name of names) {
+    const value = process.env[name];
+    if (value === undefined) continue;
+    removed[name] = value;
+    delete process.env[name];
+  }
+  return removed;
 }
 
 /** The project of the current directory; a git repository not registered yet is registered (as `project add` would). */
