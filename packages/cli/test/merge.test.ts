@@ -83,6 +83,33 @@ describe('orange task merge', () => {
     expect(await box.git(box.repo, 'branch', '-r', '--list', 'origin/feature/too-early')).toBe('');
     expect((await box.task(task.id)).meta.status).toBe('pending');
     expect((await box.history(task.id)).map((e) => e.type)).toEqual(['task.created']);
+    // --force does not reach a task that never started: the workflow has no forced move from pending.
+    const forced = await box.jsonError(['task', 'merge', task.id, '--force']);
+    expect(forced).toMatchObject({ code: 'E_ILLEGAL_TRANSITION', exit: 1 });
+    expect(await box.git(box.origin, 'rev-parse', 'main')).toBe(before);
+  });
+
+  it('merges a task still at work only with --force, stopping its agent, and records the merge as forced', async () => {
+    const task = await box.startTask('feature/in-a-hurry', 'ship it now');
+    const workspace = task.workspace as string;
+    await box.toWorking(task);
+    const subject = await box.commit(workspace, 'hurry.md', 'the urgent fix');
+    const before = await box.git(box.origin, 'rev-parse', 'main');
+    const refused = await box.jsonError(['task', 'merge', task.id]);
+    expect(refused.error).toBe(
+      `working → done refused: task ${task.id} cannot be merged from working (merge a task once its review passed, or force it: orange task merge ${task.id} --force)`,
+    );
+    expect(await box.git(box.origin, 'rev-parse', 'main')).toBe(before);
+
+    const merged = await box.orange(['task', 'merge', task.id, '--force', '--strategy', 'merge']);
+    expect(merged).toMatchObject({ code: 0, stderr: '' });
+    expect(merged.stdout).toContain(`task ${task.id}: working → done`);
+    expect(await originLog()).toContain(subject);
+    expect((await box.task(task.id)).meta).toMatchObject({ status: 'done', workspace: null });
+    expect((await box.windows()).filter((w) => w.startsWith('demo/feature/in-a-hurry:'))).toEqual([]);
+    const history = await box.history(task.id);
+    expect(history.find((e) => e.type === 'task.merged')).toMatchObject({ forced: true, from: 'working' });
+    expect(history.filter((e) => e.type === 'status.changed').at(-1)).toMatchObject({ from: 'working', to: 'done', forced: true, reason: 'force-merged from working' });
   });
 });
 

@@ -62,8 +62,9 @@ const WORKFLOWS: [string, WorkflowInput][] = [
 
 describe.each(WORKFLOWS)('the %s workflow, transition by transition', (name, input) => {
   const workflow = Workflow.load(input);
-  const normal = workflow.transitions.filter((t) => !t.crash);
+  const normal = workflow.transitions.filter((t) => !t.crash && !t.force);
   const crash = workflow.transitions.filter((t) => t.crash);
+  const forced = workflow.transitions.filter((t) => t.force);
   let box: Sandbox;
 
   beforeAll(async () => {
@@ -137,6 +138,25 @@ describe.each(WORKFLOWS)('the %s workflow, transition by transition', (name, inp
       expect(box.calls).toEqual(t.hooks);
       expect((await box.orange.store.read(ref.project, ref.id)).meta.status).toBe(t.to);
     });
+  });
+
+  describe.each(forced.map((t) => [label(t), t] as const))('forced transition %s', (_, t) => {
+    it(`is refused without force, then taken with force: true, with no artifact, running its hooks in order, recorded as forced`, async () => {
+      const ref = await taskIn(box, t.from);
+      await expectUnchangedRefusal(ref, t.to, 'E_ILLEGAL_TRANSITION');
+      await expectUnchangedRefusal(ref, t.to, 'E_ILLEGAL_TRANSITION', { crash: true, cause: 'crash' });
+      box.calls.length = 0;
+      const result = await box.orange.engine.transition(ref, t.to, { force: true, reason: 'forced merge' });
+      expect(result.changed).toBe(true);
+      expect(box.calls).toEqual(t.hooks);
+      expect((await box.orange.store.read(ref.project, ref.id)).meta.status).toBe(t.to);
+      const changes = (await box.orange.store.history(ref.project, ref.id)).filter((e) => e.type === 'status.changed');
+      expect(changes).toEqual([expect.objectContaining({ from: t.from, to: t.to, cause: 'request', forced: true, reason: 'forced merge' })]);
+    });
+  });
+
+  it('never offers a forced transition as a target', () => {
+    for (const t of forced) expect(workflow.from(t.from).some((x) => x.to === t.to && x.force)).toBe(false);
   });
 
   const statuses = [...workflow.states, 'no-such-status'];

@@ -26,6 +26,11 @@ export interface TransitionOptions {
   readonly expectFrom?: string;
   /** Take the workflow's crash transition (exit monitor at the crash limit): no gate, no guard. */
   readonly crash?: boolean;
+  /**
+   * A person's explicit force (a confirmed force-merge): where no ordinary transition leads to the
+   * target, the workflow's `force` one is taken (no gate, no guard). Without one, refused as usual.
+   */
+  readonly force?: boolean;
 }
 
 export interface TransitionResult {
@@ -204,7 +209,14 @@ export class Engine {
     const { task, workflow, transition, from, to, cause } = event;
     let current = await this.orange.store.update(task.meta.project, task.meta.id, { status: to });
     // The ledger entry follows the write at once: a status of record exists only with it.
-    await this.record(current, { type: 'status.changed', from, to, cause, ...(options.reason ? { reason: options.reason } : {}) });
+    await this.record(current, {
+      type: 'status.changed',
+      from,
+      to,
+      cause,
+      ...(options.reason ? { reason: options.reason } : {}),
+      ...(transition.force ? { forced: true } : {}),
+    });
     this.orange.log.info('status changed', { task: task.meta.id, project: task.meta.project, from, to, cause });
 
     const { task: afterHooks, failed, failures } = await this.runActions(current, workflow, transition.hooks, from, to, cause, deferred);
@@ -232,12 +244,14 @@ export class Engine {
     const crashOnes = options.crash ? workflow.between(from, to, true) : [];
     const candidates = crashOnes.length > 0 ? crashOnes : workflow.between(from, to, false);
     if (candidates.length === 0) {
+      const forced = workflow.forced(from, to)[0];
+      if (forced !== undefined && options.force === true) return forced;
       const allowed = this.targets(workflow, from);
       throw new TransitionRefused(
         'E_ILLEGAL_TRANSITION',
         from,
         to,
-        `not a transition of workflow ${workflow.name}${allowed.length ? ` (from ${from}: ${allowed.join(', ')})` : ''}`,
+        `not a transition of workflow ${workflow.name}${allowed.length ? ` (from ${from}: ${allowed.join(', ')})` : ''}${forced ? '; a person can force it (a forced merge)' : ''}`,
       );
     }
     if (crashOnes.length > 0) return crashOnes[0] as Transition;

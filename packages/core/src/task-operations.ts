@@ -52,18 +52,32 @@ export async function deleteTask(orange: Orange, task: Task): Promise<void> {
   orange.log.info('task deleted', { task: id, project, status });
 }
 
+/** A person's merge request: `force` also merges from a status the review has not passed yet. */
+export interface MergeRequest {
+  /** Take the workflow's forced move into done when the ordinary one does not exist (after a confirmation). */
+  readonly force?: boolean;
+}
+
+/** What a merge would be: the task as read, and whether it needs the workflow's forced move. */
+export interface MergeCheck {
+  readonly task: Task;
+  readonly forced: boolean;
+}
+
 /** Refuses to merge a task that may not move to done (checked before git is touched). */
-export async function checkMerge(orange: Orange, ref: TaskRef): Promise<Task> {
+export async function checkMerge(orange: Orange, ref: TaskRef, request: MergeRequest = {}): Promise<MergeCheck> {
   const task = await orange.engine.readVerified(ref);
   const workflow = await orange.workflowForProject(ref.project);
-  if (workflow.isTerminal(task.meta.status)) {
+  const { status } = task.meta;
+  if (workflow.isTerminal(status)) {
     const merged = (await orange.store.history(ref.project, ref.id)).some((e) => e.type === 'task.merged');
-    throw new OrangeError('E_NOT_ALLOWED', `task ${ref.id} is already ${task.meta.status}${merged ? ' (merged)' : ''}; there is nothing left to merge`);
+    throw new OrangeError('E_NOT_ALLOWED', `task ${ref.id} is already ${status}${merged ? ' (merged)' : ''}; there is nothing left to merge`);
   }
-  if (workflow.between(task.meta.status, 'done').length === 0) {
-    throw new TransitionRefused('E_ILLEGAL_TRANSITION', task.meta.status, 'done', `task ${ref.id} cannot be merged from ${task.meta.status} (merge a task once its review passed)`);
-  }
-  return task;
+  if (workflow.between(status, 'done').length > 0) return { task, forced: false };
+  const forcible = workflow.forced(status, 'done').length > 0;
+  if (forcible && request.force === true) return { task, forced: true };
+  const hint = forcible ? `merge a task once its review passed, or force it: orange task merge ${ref.id} --force` : 'merge a task once its review passed';
+  throw new TransitionRefused('E_ILLEGAL_TRANSITION', status, 'done', `task ${ref.id} cannot be merged from ${status} (${hint})`);
 }
 
 /** The outcome of `mergeTask`: the SCM's report and the move to done. */
@@ -72,17 +86,28 @@ export interface MergeOutcome {
   readonly result: TransitionResult;
 }
 
-/** Merges a reviewed task's branch with the SCM plugin, records it, and moves the task to done. */
-export async function mergeTask(orange: Orange, ref: TaskRef, options: MergeOptions): Promise<MergeOutcome> {
-  const task = await checkMerge(orange, ref);
+/**
+ * Merges a reviewed task's branch with the SCM plugin, records it, and moves the task to done. With
+ * `force`, a task the review has not passed is merged as its branch stands and moved by the
+ * workflow's forced transition (whose hooks stop its agents); the ledger marks both as forced.
+ */
+export async function mergeTask(orange: Orange, ref: TaskRef, options: MergeOptions, request: MergeRequest = {}): Promise<MergeOutcome> {
+  const { task, forced } = await checkMerge(orange, ref, request);
   const scm = orange.slot('scm');
   const project = await orange.projects.get(ref.project);
   const merge = await scm.merge(task, project, options);
   if (!merge.merged) throw new OrangeError('E_SCM', merge.message);
   await orange.store.withTaskLock(ref.project, ref.id, () =>
-    orange.store.appendHistory(ref.project, ref.id, { type: 'task.merged', via: scm.name, strategy: options.strategy, message: merge.message }),
+    orange.store.appendHistory(ref.project, ref.id, {
+      type: 'task.merged',
+      via: scm.name,
+      strategy: options.strategy,
+      message: merge.message,
+      ...(forced ? { forced: true, from: task.meta.status } : {}),
+    }),
   );
-  const result = await orange.engine.transition(ref, 'done', { cause: 'request', reason: 'merged' });
+  const reason = forced ? `force-merged from ${task.meta.status}` : 'merged';
+  const result = await orange.engine.transition(ref, 'done', { cause: 'request', reason, force: forced });
   return { merge, result };
 }
 

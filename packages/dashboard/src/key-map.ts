@@ -108,6 +108,7 @@ export function footerKeys(row: TaskRow | undefined): FooterKey[] {
   if (row) {
     if (row.meta.status === 'reviewing' && row.targets.includes('working')) keys.push({ key: 'r', label: 'changes' });
     if (row.targets.includes('done')) keys.push({ key: 'm', label: 'merge' });
+    else if (row.forcedTargets.includes('done')) keys.push({ key: 'm', label: 'force-merge' });
     if (!row.terminal) keys.push({ key: 'p', label: row.meta.pr_url ? 'open PR' : 'PR' });
     if (row.meta.pr_url && !row.terminal) keys.push({ key: 'R', label: 'refresh PR' });
     if (row.targets.includes('cancelled')) keys.push({ key: 'x', label: 'cancel' });
@@ -125,8 +126,8 @@ export const HELP_KEYS: readonly FooterKey[] = [
   { key: 'Enter', label: 'spawn a pending task, attach to a live agent (detach: Ctrl-b d), respawn a dead one' },
   { key: 'c', label: 'create a task (branch, summary, harness, status)' },
   { key: 'r', label: 'request changes on a task in reviewing (optional instructions go to ## Notes)' },
-  { key: 'm', label: 'merge a reviewed task into the default branch (after confirmation)' },
-  { key: 'p', label: 'open a pull request, or show the open one' },
+  { key: 'm', label: 'merge a reviewed task into the default branch; on a task still at work, a force-merge (after confirmation)' },
+  { key: 'p', label: 'open a pull request, or open the one it has in the browser' },
   { key: 'R', label: "refresh the pull request's state" },
   { key: 'x', label: 'cancel the task (after confirmation)' },
   { key: 'd', label: 'delete a finished task (after confirmation)' },

@@ -2,6 +2,7 @@ import type { AgentRole, Orange } from '@orange/core';
 import { render } from 'ink';
 import { App, type DashboardView } from './components/app.js';
 import { MonitorDuty } from './monitor-duty.js';
+import { openUrl, urlOpener } from './open-url.js';
 import { OrangeActions } from './task-actions.js';
 import { TaskFeed } from './task-feed.js';
 import type { TaskRow } from './task-row.js';
@@ -73,6 +74,7 @@ export async function openDashboard(options: DashboardOptions): Promise<void> {
             onAttach={(row, role, current) => finish({ kind: 'attach', row, role, view: current })}
             onQuit={() => finish({ kind: 'quit' })}
             onCopy={(text) => stdout.write(`\u001b]52;c;${Buffer.from(text).toString('base64')}\u0007`)}
+            onOpenUrl={(url) => openUrl(url, urlOpener(process.platform, env))}
             onChanged={(ref) => void feed.refreshTask(ref.project, ref.id).catch(() => undefined)}
             onRefreshPullRequest={(id) => feed.refreshPullRequest(id)}
           />,

@@ -36,11 +36,14 @@ export interface DashboardActions {
   respawn(ref: TaskRef): Promise<string>;
   create(request: CreateRequest): Promise<string>;
   requestChanges(ref: TaskRef, instructions: string): Promise<string>;
-  /** Throws the refusal of a merge that cannot happen, before anyone is asked to confirm it. */
-  checkMerge(ref: TaskRef): Promise<void>;
-  merge(ref: TaskRef): Promise<string>;
-  /** Opens the task's pull request, or returns the URL of the one it has. */
-  pullRequest(ref: TaskRef): Promise<string>;
+  /**
+   * Throws the refusal of a merge that cannot happen, before anyone is asked to confirm it; else
+   * tells whether it would be a force-merge (a task the review has not passed yet).
+   */
+  checkMerge(ref: TaskRef): Promise<{ forced: boolean }>;
+  merge(ref: TaskRef, force: boolean): Promise<string>;
+  /** Opens the task's pull request (`created`), or returns the URL of the one it has. */
+  pullRequest(ref: TaskRef): Promise<{ url: string; created: boolean }>;
   checkCancel(ref: TaskRef): Promise<void>;
   cancel(ref: TaskRef): Promise<string>;
   checkDelete(ref: TaskRef): Promise<void>;
@@ -88,20 +91,21 @@ export class OrangeActions implements DashboardActions {
     return transitionLine(ref.id, result.from, result.to, result.failedHooks);
   }
 
-  async checkMerge(ref: TaskRef): Promise<void> {
-    await checkMerge(this.orange, ref);
+  async checkMerge(ref: TaskRef): Promise<{ forced: boolean }> {
+    const { forced } = await checkMerge(this.orange, ref, { force: true });
+    return { forced };
   }
 
-  async merge(ref: TaskRef): Promise<string> {
-    const { merge, result } = await mergeTask(this.orange, ref, { strategy: 'ff', local: false });
+  async merge(ref: TaskRef, force: boolean): Promise<string> {
+    const { merge, result } = await mergeTask(this.orange, ref, { strategy: 'ff', local: false }, { force });
     return `${merge.message}; ${transitionLine(ref.id, result.from, result.to, result.failedHooks)}`;
   }
 
-  async pullRequest(ref: TaskRef): Promise<string> {
+  async pullRequest(ref: TaskRef): Promise<{ url: string; created: boolean }> {
     const task = await this.orange.store.read(ref.project, ref.id);
-    if (task.meta.pr_url) return `pull request: ${task.meta.pr_url}`;
+    if (task.meta.pr_url) return { url: task.meta.pr_url, created: false };
     const { url } = await openPullRequest(this.orange, ref);
-    return `pull request: ${url}`;
+    return { url, created: true };
   }
 
   async checkCancel(ref: TaskRef): Promise<void> {

@@ -243,6 +243,7 @@ export class TaskFeed implements TaskSource {
       liveness: 'none',
       alive: [],
       targets: this.orange.engine.targets(workflow, meta.status),
+      forcedTargets: workflow.forcedTargets(meta.status),
       pr,
       diff: previous && previous.meta.workspace === meta.workspace ? previous.diff : null,
       expected: expectedAgents(meta, workflow),

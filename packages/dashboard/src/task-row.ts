@@ -40,6 +40,8 @@ export interface TaskRow {
   readonly alive: readonly AgentRole[];
   /** The workflow's targets from the task's status (what the keys may ask for). */
   readonly targets: readonly string[];
+  /** Statuses only a person's confirmed force reaches from here (`done`: the force-merge). */
+  readonly forcedTargets: readonly string[];
   readonly pr: PullRequestView | null;
   /** Null until the workspace provider answered (or when the task has no worktree). */
   readonly diff: DiffStat | null;

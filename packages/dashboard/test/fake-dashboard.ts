@@ -52,6 +52,7 @@ export function fakeRow(fields: Partial<TaskMeta> & { status: string }, extra: P
     expected: [],
     alive: [],
     targets: TARGETS[meta.status] ?? [],
+    forcedTargets: terminal || meta.status === 'pending' || meta.status === 'reviewing' ? [] : ['done'],
     pr: null,
     diff: null,
     ...extra,
@@ -98,9 +99,19 @@ export class RecordingActions implements DashboardActions {
   respawn = (ref: TaskRef) => this.record('respawn', ref.id);
   create = (request: CreateRequest) => this.record('create', JSON.stringify(request));
   requestChanges = (ref: TaskRef, text: string) => this.record('requestChanges', `${ref.id} ${text}`);
-  checkMerge = async (ref: TaskRef) => void (await this.record('checkMerge', ref.id));
-  merge = (ref: TaskRef) => this.record('merge', ref.id);
-  pullRequest = (ref: TaskRef) => this.record('pullRequest', ref.id);
+  /** What `checkMerge` finds: set `forced` for a task the review has not passed. */
+  forced = false;
+  checkMerge = async (ref: TaskRef) => {
+    await this.record('checkMerge', ref.id);
+    return { forced: this.forced };
+  };
+  merge = (ref: TaskRef, force: boolean) => this.record('merge', `${ref.id}${force ? ' forced' : ''}`);
+  /** The URL `pullRequest` answers with; null: it creates one. */
+  prUrl: string | null = null;
+  pullRequest = async (ref: TaskRef) => {
+    await this.record('pullRequest', ref.id);
+    return { url: this.prUrl ?? `https://github.example/o/r/pull/7`, created: this.prUrl === null };
+  };
   checkCancel = async (ref: TaskRef) => void (await this.record('checkCancel', ref.id));
   cancel = (ref: TaskRef) => this.record('cancel', ref.id);
   checkDelete = async (ref: TaskRef) => void (await this.record('checkDelete', ref.id));

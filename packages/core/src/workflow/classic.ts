@@ -44,6 +44,11 @@ export const classicWorkflow: WorkflowInput = {
     { from: 'stuck', to: 'working', hooks: ['kill_session', 'spawn_agent'] },
     { from: 'stuck', to: 'agent-review', hooks: ['kill_session', 'increment_review_round', 'spawn_reviewer'] },
     { from: 'stuck', to: 'cancelled', hooks: ['kill_session', 'release_workspace'] },
+    // A person's confirmed force-merge, past the review (`orange task merge --force`, the dashboard's m).
+    { from: 'clarification', to: 'done', force: true, hooks: ['kill_session', 'release_workspace', 'delete_remote_branch', 'spawn_next'] },
+    { from: 'working', to: 'done', force: true, hooks: ['kill_session', 'release_workspace', 'delete_remote_branch', 'spawn_next'] },
+    { from: 'agent-review', to: 'done', force: true, hooks: ['kill_session', 'release_workspace', 'delete_remote_branch', 'spawn_next'] },
+    { from: 'stuck', to: 'done', force: true, hooks: ['kill_session', 'release_workspace', 'delete_remote_branch', 'spawn_next'] },
   ],
   exit: {
     pending: { otherwise: 'mark' },

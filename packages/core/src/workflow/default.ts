@@ -53,6 +53,12 @@ export const defaultWorkflow: WorkflowInput = {
     { from: 'reviewing', to: 'cancelled', hooks: ['kill_session', 'release_workspace'] },
     { from: 'stuck', to: 'reviewing' },
     { from: 'stuck', to: 'cancelled', hooks: ['kill_session', 'release_workspace'] },
+    // A person's confirmed force-merge, past the review (`orange task merge --force`, the dashboard's m).
+    { from: 'planning', to: 'done', force: true, hooks: ['kill_session', 'release_workspace', 'delete_remote_branch', 'spawn_next'] },
+    { from: 'clarification', to: 'done', force: true, hooks: ['kill_session', 'release_workspace', 'delete_remote_branch', 'spawn_next'] },
+    { from: 'working', to: 'done', force: true, hooks: ['kill_session', 'release_workspace', 'delete_remote_branch', 'spawn_next'] },
+    { from: 'agent-review', to: 'done', force: true, hooks: ['kill_reviewer', 'kill_session', 'release_workspace', 'delete_remote_branch', 'spawn_next'] },
+    { from: 'stuck', to: 'done', force: true, hooks: ['kill_session', 'release_workspace', 'delete_remote_branch', 'spawn_next'] },
   ],
   exit: {
     pending: { otherwise: 'mark' },

@@ -35,6 +35,11 @@ export const TransitionSchema = z.object({
    * artifact; gate and guard are not checked (there is no artifact to check).
    */
   crash: z.boolean().default(false),
+  /**
+   * Only a person's explicit force takes this transition (`orange task merge --force`, the
+   * dashboard's confirmed force-merge); gate and guard are not checked. Never offered as a target.
+   */
+  force: z.boolean().default(false),
 });
 
 export const ExitRuleSchema = z.object({

@@ -68,10 +68,17 @@ describe('the default workflow is seed 003', () => {
     expect(match?.hooks ?? []).toEqual(withDepartures(row));
   });
 
-  it('has no request transition the seed does not list (crash-only ones aside)', () => {
+  it('has no request transition the seed does not list (crash-only and forced ones aside)', () => {
     const seed = new Set(seedRows().map(key));
-    const extra = transitions.filter((t) => !t.crash && !seed.has(key(t))).map(key);
+    const extra = transitions.filter((t) => !t.crash && !t.force && !seed.has(key(t))).map(key);
     expect(extra).toEqual([]);
+  });
+
+  it('adds a forced move into done from every active status, with the hooks of reviewing → done', () => {
+    const merge = transitions.find((t) => t.from === 'reviewing' && t.to === 'done' && !t.force)?.hooks ?? [];
+    const forced = transitions.filter((t) => t.force);
+    expect(forced.map(key)).toEqual(['planning → done', 'clarification → done', 'working → done', 'agent-review → done', 'stuck → done']);
+    for (const t of forced) expect(t.hooks.filter((h) => h !== 'kill_reviewer')).toEqual(merge);
   });
 
   it('adds only the two crash-limit transitions into stuck', () => {

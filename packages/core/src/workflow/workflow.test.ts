@@ -156,6 +156,18 @@ describe('Workflow.load', () => {
     expect(problems(w)).toEqual([]);
   });
 
+  it('refuses a transition that is both crash and force', () => {
+    const w = mini();
+    w.transitions.push({ from: 'working', to: 'cancelled', crash: true, force: true });
+    expect(problems(w)).toEqual(['transition #6 working → cancelled: a transition is either crash or force, not both']);
+  });
+
+  it('does not count a forced transition as the one an exit rule advances by', () => {
+    const w = mini();
+    w.transitions.splice(2, 1, { from: 'working', to: 'reviewing', force: true });
+    expect(problems(w)).toContain('exit rule for "working" advances to "reviewing" but there is no transition working → reviewing');
+  });
+
   it('refuses a non-terminal state with no exit rule', () => {
     const w = mini();
     delete w.exit.reviewing;

@@ -84,11 +84,22 @@ export class Workflow {
 
   /** Transitions for a pair; `crash` selects the exit monitor's crash transitions instead of normal ones. */
   between(from: string, to: string, crash = false): Transition[] {
-    return (this.byPair.get(pairKey(from, to)) ?? []).filter((t) => t.crash === crash);
+    return (this.byPair.get(pairKey(from, to)) ?? []).filter((t) => t.crash === crash && !t.force);
   }
 
+  /** The transitions for a pair that only a person's explicit force takes. */
+  forced(from: string, to: string): Transition[] {
+    return (this.byPair.get(pairKey(from, to)) ?? []).filter((t) => t.force);
+  }
+
+  /** The statuses only a person's explicit force reaches from `status` (never offered as targets). */
+  forcedTargets(status: string): string[] {
+    return this.transitions.filter((t) => t.from === status && t.force).map((t) => t.to);
+  }
+
+  /** The ordinary transitions out of a status (what an agent or a person may ask for). */
   from(status: string): Transition[] {
-    return this.transitions.filter((t) => t.from === status && !t.crash);
+    return this.transitions.filter((t) => t.from === status && !t.crash && !t.force);
   }
 
   exitRule(status: string): ExitRule | undefined {
@@ -178,7 +189,8 @@ export function validateWorkflow(w: WorkflowDefinition, vocabulary: WorkflowVoca
       const parsed = parseGuard(t.guard);
       if (!parsed.ok) problems.push(`${label}: ${parsed.error}`);
     }
-    const key = `${t.crash ? 'crash' : 'normal'}:${pairKey(t.from, t.to)}`;
+    if (t.crash && t.force) problems.push(`${label}: a transition is either crash or force, not both`);
+    const key = `${t.crash ? 'crash' : t.force ? 'force' : 'normal'}:${pairKey(t.from, t.to)}`;
     normalByPair.set(key, [...(normalByPair.get(key) ?? []), t]);
   });
 
@@ -202,7 +214,7 @@ export function validateWorkflow(w: WorkflowDefinition, vocabulary: WorkflowVoca
   }
 
   const hasTransition = (from: string, to: string, crash?: boolean) =>
-    w.transitions.some((t) => t.from === from && t.to === to && (crash === undefined || t.crash === crash));
+    w.transitions.some((t) => t.from === from && t.to === to && !t.force && (crash === undefined || t.crash === crash));
 
   for (const name of states) {
     if (terminal(name)) {

@@ -15,8 +15,26 @@ function open(rows: TaskRow[], overrides: Partial<AppProps> = {}) {
   const actions = new RecordingActions();
   const quit = vi.fn();
   const attach = vi.fn();
+  const opened: string[] = [];
+  const openUrl = async (url: string) => {
+    opened.push(url);
+    return `opened ${url}`;
+  };
   const instance = render(
-    <App source={source} actions={actions} scope="app" project="app" showProject={false} monitor={monitorHere} colour={false} onAttach={attach} onQuit={quit} onCopy={() => undefined} {...overrides} />,
+    <App
+      source={source}
+      actions={actions}
+      scope="app"
+      project="app"
+      showProject={false}
+      monitor={monitorHere}
+      colour={false}
+      onAttach={attach}
+      onQuit={quit}
+      onCopy={() => undefined}
+      onOpenUrl={openUrl}
+      {...overrides}
+    />,
   );
   instances.push(instance);
   const frame = () => instance.lastFrame() ?? '';
@@ -33,7 +51,7 @@ function open(rows: TaskRow[], overrides: Partial<AppProps> = {}) {
     // ink reads input on a later turn of the event loop, and React commits the render after it.
     for (let i = 0; i < 3; i++) await new Promise((resolve) => setTimeout(resolve, 0));
   };
-  return { source, actions, quit, attach, frame, shows, press };
+  return { source, actions, quit, attach, opened, frame, shows, press };
 }
 
 describe('the task table', () => {
@@ -109,7 +127,7 @@ describe('the footer', () => {
   it.each([
     ['pending', ['⏎ spawn', 'x cancel'], ['d delete', 'm merge', 'r changes']],
     ['reviewing', ['r changes', 'm merge', 'x cancel', 'p PR'], ['d delete', '⏎ spawn']],
-    ['working', ['x cancel', 'p PR', 'tab pane'], ['d delete', 'm merge', 'r changes']],
+    ['working', ['x cancel', 'p PR', 'tab pane', 'm force-merge'], ['d delete', 'm merge', 'r changes']],
     ['done', ['d delete'], ['x cancel', 'm merge', 'p PR']],
   ])('for a task in %s lists the keys that apply to it', async (status, shown, hidden) => {
     const ui = open([fakeRow({ status }, { active: status === 'working' || status === 'reviewing' })]);
@@ -146,6 +164,48 @@ describe('actions', () => {
     await ui.shows('cannot be merged from working');
     expect(ui.frame()).not.toContain('[y/N]');
     expect(ui.actions.calls).not.toContain(`merge ${row.meta.id}`);
+  });
+
+  it('merges a reviewed task after confirmation', async () => {
+    const row = fakeRow({ status: 'reviewing', branch: 'reviewed' });
+    const ui = open([row]);
+    await ui.shows('reviewed');
+    await ui.press('m');
+    await ui.shows(`Merge task ${row.meta.id} (reviewed) into the default branch? [y/N]`);
+    await ui.press('y');
+    await ui.shows('merge done');
+    expect(ui.actions.calls).toEqual([`checkMerge ${row.meta.id}`, `merge ${row.meta.id}`]);
+  });
+
+  it('force-merges a task still at work only after a confirmation that says so', async () => {
+    const row = fakeRow({ status: 'working', branch: 'in-a-hurry' });
+    const ui = open([row]);
+    ui.actions.forced = true;
+    await ui.shows('in-a-hurry');
+    await ui.press('m');
+    await ui.shows(`Force-merge task ${row.meta.id} (in-a-hurry) from working, unreviewed?`);
+    await ui.shows('[y/N]');
+    await ui.press('n');
+    await ui.shows('not confirmed; nothing was changed');
+    expect(ui.actions.calls).toEqual([`checkMerge ${row.meta.id}`]);
+    await ui.press('m');
+    await ui.shows('[y/N]');
+    await ui.press('y');
+    await ui.shows('merge done');
+    expect(ui.actions.calls).toContain(`merge ${row.meta.id} forced`);
+  });
+
+  it('p creates a pull request, and on a task that has one opens it in the browser', async () => {
+    const row = fakeRow({ status: 'reviewing', branch: 'to-publish' });
+    const ui = open([row]);
+    await ui.shows('to-publish');
+    await ui.press('p');
+    await ui.shows('pull request created: https://github.example/o/r/pull/7 (p again opens it)');
+    expect(ui.opened).toEqual([]);
+    ui.actions.prUrl = 'https://github.example/o/r/pull/7';
+    await ui.press('p');
+    await ui.shows('opened https://github.example/o/r/pull/7');
+    expect(ui.opened).toEqual(['https://github.example/o/r/pull/7']);
   });
 
   it('deletes a finished task after confirmation', async () => {

@@ -52,6 +52,8 @@ export interface AppProps {
   readonly onQuit: () => void;
   /** Puts text on the clipboard (OSC 52). */
   readonly onCopy: (text: string) => void;
+  /** Opens a URL in the browser; returns the sentence for the status bar (the URL itself when it cannot). */
+  readonly onOpenUrl: (url: string) => Promise<string>;
   /** Re-reads one task now, after an action of this dashboard. */
   readonly onChanged?: (ref: TaskRef) => void;
   /** Asks the SCM for a pull request's state again (R). */
@@ -128,11 +130,11 @@ export function App(props: AppProps) {
     }
   };
 
-  /** A check that refuses before asking (nobody confirms what cannot happen), then the question. */
-  const confirmThen = async (check: () => Promise<void>, question: string, ref: TaskRef, action: () => Promise<string>) => {
+  /** Asks `question` (written from what the check found) only if `check` passes; `y` runs `action`. */
+  const confirmThen = async <T,>(check: () => Promise<T>, question: string | ((checked: T) => string), ref: TaskRef, action: (checked: T) => Promise<string>) => {
     try {
-      await check();
-      setMode({ kind: 'confirm', question, run: action, ref });
+      const checked = await check();
+      setMode({ kind: 'confirm', question: typeof question === 'string' ? question : question(checked), run: () => action(checked), ref });
     } catch (error) {
       setMessage({ text: describe(error), kind: 'error' });
     }
@@ -199,13 +201,24 @@ export function App(props: AppProps) {
           }
           return setMode({ kind: 'prompt', label: 'Changes to ask for (Enter sends, empty: read ## Review; Esc cancels):', submit: (text) => actions.requestChanges(ref, text), ref });
         case 'merge':
-          return void confirmThen(() => actions.checkMerge(ref), `Merge task ${label} into the default branch?`, ref, () => actions.merge(ref));
+          return void confirmThen(
+            () => actions.checkMerge(ref),
+            ({ forced }) =>
+              forced
+                ? `Force-merge task ${label} from ${selected.meta.status}, unreviewed? Its agents stop.`
+                : `Merge task ${label} into the default branch?`,
+            ref,
+            ({ forced }) => actions.merge(ref, forced),
+          );
         case 'cancel':
           return void confirmThen(() => actions.checkCancel(ref), `Cancel task ${label} (${selected.meta.status})?`, ref, () => actions.cancel(ref));
         case 'delete':
           return void confirmThen(() => actions.checkDelete(ref), `Delete task ${label} and its history?`, ref, () => actions.delete(ref));
         case 'pull-request':
-          return void run(selected.meta.pr_url ? 'pull request' : `opening a pull request for ${ref.id}`, ref, () => actions.pullRequest(ref));
+          return void run(selected.meta.pr_url ? 'opening the pull request' : `creating a pull request for ${ref.id}`, ref, async () => {
+            const { url, created } = await actions.pullRequest(ref);
+            return created ? `pull request created: ${url} (p again opens it)` : props.onOpenUrl(url);
+          });
         case 'refresh-pr':
           if (!selected.meta.pr_url) {
             setMessage({ text: `task ${ref.id} has no pull request (p opens one)`, kind: 'error' });
@@ -246,7 +259,7 @@ export function App(props: AppProps) {
             colour={colour}
             onAnswer={(yes) => {
               setMode({ kind: 'table' });
-              if (yes) void run(mode.question.replace(/\?$/, ''), mode.ref, mode.run);
+              if (yes) void run(mode.question.replace(/\?.*$/s, ''), mode.ref, mode.run);
               else setMessage({ text: 'not confirmed; nothing was changed', kind: 'info' });
             }}
           />

@@ -11,14 +11,17 @@ export default class TaskMerge extends OrangeCommand {
     'Only for a task that may move to done (in the default workflow: reviewing). The SCM plugin',
     'merges (fast-forward by default) and pushes; then the task moves to done, whose hooks stop',
     'its session, release its worktree and delete the remote branch. A task with an open pull',
-    'request is refused unless --local; one whose pull request is merged just finishes.',
+    'request is refused unless --local; one whose pull request is merged just finishes. --force',
+    'merges a task still at work (planning, working, agent-review, …) as its branch stands: the',
+    "workflow's forced move into done stops its agents; the ledger records the merge as forced.",
   ].join('\n');
-  static override examples = ['<%= config.bin %> task merge V1StGXR8Z5jdHi6BmyT4a', '<%= config.bin %> task merge V1StGXR8Z5jdHi6BmyT4a --strategy merge', '<%= config.bin %> task merge V1StGXR8Z5jdHi6BmyT4a --local'];
+  static override examples = ['<%= config.bin %> task merge V1StGXR8Z5jdHi6BmyT4a', '<%= config.bin %> task merge V1StGXR8Z5jdHi6BmyT4a --strategy merge', '<%= config.bin %> task merge V1StGXR8Z5jdHi6BmyT4a --local', '<%= config.bin %> task merge V1StGXR8Z5jdHi6BmyT4a --force'];
   static override args = { id: requiredTaskIdArg };
   static override flags = {
     project: projectFlag,
     strategy: Flags.string({ description: 'ff: fast-forward only; merge: a merge commit.', options: ['ff', 'merge'], default: 'ff' }),
     local: Flags.boolean({ description: 'Merge locally even when the task has an open pull request.', default: false }),
+    force: Flags.boolean({ description: 'Merge a task the review has not passed yet (from any active status the workflow allows).', default: false }),
   };
 
   async run(): Promise<void> {
@@ -27,7 +30,7 @@ export default class TaskMerge extends OrangeCommand {
     const task = await resolveTask(orange, args.id, flags.project);
     const ref = { project: task.meta.project, id: task.meta.id };
     // The transition is checked before git is touched: a task that cannot be finished is not merged.
-    const { merge, result } = await mergeTask(orange, ref, { strategy: flags.strategy as 'ff' | 'merge', local: flags.local });
+    const { merge, result } = await mergeTask(orange, ref, { strategy: flags.strategy as 'ff' | 'merge', local: flags.local }, { force: flags.force });
     this.emit({ ...transitionJson(result), merge }, () => {
       this.log(inlineText(merge.message));
       for (const line of transitionLines(result)) this.log(line);
