@@ -1,8 +1,12 @@
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, resolve, sep } from 'node:path';
 import { OrangeError } from '../errors.js';
+
+const TASK_FILE = 'TASK.md';
+const STATE_FILE = 'state.json';
+const HISTORY_FILE = 'history.jsonl';
 
 /** The one place that knows where things live under `$ORANGE_HOME`. */
 export class OrangePaths {
@@ -72,12 +76,18 @@ export class OrangePaths {
   }
 
   taskFile(project: string, id: string): string {
-    return join(this.home, 'tasks', project, id, 'TASK.md');
+    return join(this.home, 'tasks', project, id, TASK_FILE);
   }
 
   /** The engine's fields of record for a task (TASK.md's front matter is rendered from it). */
   taskStateFile(project: string, id: string): string {
-    return join(this.home, 'tasks', project, id, 'state.json');
+    return join(this.home, 'tasks', project, id, STATE_FILE);
+  }
+
+  /** TASK.md, state.json and history.jsonl of a task from one path join (the listing index stats them for 10,000 tasks). */
+  taskFiles(project: string, id: string): { readonly task: string; readonly state: string; readonly history: string } {
+    const dir = `${this.taskDir(project, id)}${sep}`;
+    return { task: dir + TASK_FILE, state: dir + STATE_FILE, history: dir + HISTORY_FILE };
   }
 
   /** The per-project listing index (a cache checked against the task files on every read). */
@@ -96,7 +106,7 @@ export class OrangePaths {
   }
 
   historyFile(project: string, id: string): string {
-    return join(this.home, 'tasks', project, id, 'history.jsonl');
+    return join(this.home, 'tasks', project, id, HISTORY_FILE);
   }
 }
 

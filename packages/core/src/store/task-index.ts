@@ -74,10 +74,11 @@ export class TaskIndex {
   }
 
   private keyOf(project: string, id: string): { key: string; newest: number } {
-    const state = identity(this.paths.taskStateFile(project, id));
-    const task = identity(this.paths.taskFile(project, id));
+    const files = this.paths.taskFiles(project, id);
+    const state = identity(files.state);
+    const task = identity(files.task);
     // Without a state file the status is checked against the ledger, so the history is part of the key.
-    const history = state.key === '-' ? identity(this.paths.historyFile(project, id)) : { key: '', mtimeMs: 0 };
+    const history = state.key === '-' ? identity(files.history) : { key: '', mtimeMs: 0 };
     return { key: `${state.key}|${task.key}|${history.key}`, newest: Math.max(state.mtimeMs, task.mtimeMs, history.mtimeMs) };
   }
 
