@@ -198,7 +198,7 @@ const warmMs = performance.now() - again;
 // The same reads without parsing, to split I/O from parse + validation.
 const dir = join(home, 'tasks', 'bench');
 const read = performance.now();
-await Promise.all((await readdir(dir)).map((id) => readFile(join(dir, id, 'TASK.md'), 'utf8')));
+await Promise.all((await readdir(dir)).filter((id) => !id.startsWith('.')).map((id) => readFile(join(dir, id, 'TASK.md'), 'utf8')));
 const readMs = performance.now() - read;
 if (tasks.length === 0) throw new Error('no tasks listed');
 console.log(JSON.stringify({ ms, warmMs, readMs, tasks: tasks.length, unreadable: unreadable.length, rssDelta: maxRss - before.rss, heapPeakDelta: peakHeap - before.heapUsed, retained }));

@@ -112,6 +112,10 @@ describe('the packed packages', () => {
     const installed = await readdir(join(repo, 'node_modules', '@orange'));
     // The dashboard comes with the CLI (loaded only by `orange dash`: ink cannot be in its bundle).
     expect(installed.sort()).toEqual(['cli', 'core', 'dashboard', 'harness-command']);
+    // ink and react are bundled into the dashboard (one file to load, not ~100 modules): it loads without them.
+    expect(await readdir(join(repo, 'node_modules')).then((names) => names.filter((n) => n === 'ink' || n === 'react'))).toEqual([]);
+    const dashboard = await execa('node', ['-e', "import('@orange/dashboard').then((m) => console.log(typeof m.openDashboard))"], { cwd: repo, env, reject: false });
+    expect(dashboard.stdout, explain(dashboard)).toBe('function');
 
     await mkdir(join(repo, 'plugins'));
     await writeFile(

@@ -41,12 +41,12 @@ async function loadDashboard(): Promise<typeof import('@orange/dashboard')> {
   // ink decides once, when it loads, that a set CI or CONTINUOUS_INTEGRATION means "no terminal" and
   // then draws nothing until it exits. The dashboard only runs in a terminal (checked above), so those
   // variables are hidden while ink loads and put back for everything the dashboard starts.
-  const hidden = hideEnv(['CI', 'CONTINUOUS_INTEGRATION']);
+  const saved = hideEnv(['CI', 'CONTINUOUS_INTEGRATION']);
   try {
     // `await import(` as written here is what the bundle's code-cache loader rewrites (tsup.config.ts).
     return await import('@orange/dashboard');
   } finally {
-    Object.assign(process.env, hidden);
+    Object.assign(process.env, saved);
   }
 }
 
