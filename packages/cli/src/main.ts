@@ -1,6 +1,5 @@
 import { execute } from '@oclif/core/execute';
 import { settings } from '@oclif/core/settings';
-import { config as zodConfig } from 'zod';
 
 /**
  * Runs the CLI. `bin/run.js` imports this bundle instead of `@oclif/core`, so that oclif, the
@@ -12,9 +11,6 @@ export async function run(entry: string): Promise<void> {
   // NODE_ENV is development or test (an agent's environment may say so) and loads the 9 MB
   // typescript package to read tsconfig.json.
   settings.enableAutoTranspile = false;
-  // A CLI call parses each schema a few times at most: zod's generated fast path (new Function per
-  // object schema) costs more to build than it saves. The dashboard, long-lived, keeps it.
-  zodConfig({ jitless: true });
   // Plain `orange` in a terminal opens the dashboard; without one (a script, an agent) it prints help.
   const bare = process.argv.length <= 2 && process.stdin.isTTY === true && process.stdout.isTTY === true;
   await execute({ dir: entry, ...(bare ? { args: ['dash'] } : {}) });
