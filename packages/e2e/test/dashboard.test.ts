@@ -182,7 +182,7 @@ describe('orange dash in a real terminal', () => {
     const id = await box.createTask(['feature/killed', 'killed from outside'], 'agent.pace: 60000\n');
     const task = await box.waitFor('the worker to start', async () => (await box!.task(id)).meta.worker_spawn !== null, 15_000).then(() => box!.task(id));
     await term.screenShows(/●.*feature\/killed/);
-    await killWithoutReport(box, `demo/${task.meta.id}`, 'worker');
+    await box.killWithoutReport(`demo/${task.meta.id}`, 'worker');
     await box.waitFor('the poll to handle the dead agent', async () => (await box!.history(id)).some((e) => e.type === 'agent.crashed'), 30_000);
     await term.screenShows(/✗.*feature\/killed/);
     // Three more passes of the monitor, with the dashboard open all along: still acted on once.
@@ -196,20 +196,3 @@ describe('orange dash in a real terminal', () => {
   }, 120_000);
 });
 
-/** Kills an agent the way a reboot would: no exit report, the window just disappears. */
-async function killWithoutReport(b: Sandbox, session: string, window: string): Promise<void> {
-  const pids = await b.tmux('list-panes', '-t', `=${session}:${window}`, '-F', '#{pane_pid}');
-  for (const pid of pids.stdout.split('\n').filter(Boolean)) {
-    // The wrapper dies first, by SIGKILL, so it cannot report its agent's end.
-    const children = (await execa('pgrep', ['-P', pid], { reject: false })).stdout.split('\n').filter(Boolean);
-    process.kill(Number(pid), 'SIGKILL');
-    for (const child of children) {
-      try {
-        process.kill(Number(child), 'SIGKILL');
-      } catch {
-        // Already gone.
-      }
-    }
-  }
-  await b.waitFor('the window to close', async () => !(await b.windows()).includes(`${session}:${window}`), 10_000);
-}

@@ -10,24 +10,6 @@ afterEach(async () => {
 
 const events = async (b: Sandbox, id: string, type: string) => (await b.history(id)).filter((e) => e.type === type);
 
-/** Kills an agent the way a reboot would: no exit report, the window just disappears. */
-async function killWithoutReport(b: Sandbox, session: string, window: string): Promise<void> {
-  const pids = await b.tmux('list-panes', '-t', `=${session}:${window}`, '-F', '#{pane_pid}');
-  for (const pid of pids.stdout.split('\n').filter(Boolean)) {
-    // The pane's process is the exit-reporting wrapper. It dies first, by SIGKILL, so it has no
-    // chance to see its agent end and report it; the agent (found before) goes right after.
-    const children = (await execa('pgrep', ['-P', pid], { reject: false })).stdout.split('\n').filter(Boolean);
-    process.kill(Number(pid), 'SIGKILL');
-    for (const child of children) {
-      try {
-        process.kill(Number(child), 'SIGKILL');
-      } catch {
-        // Already gone.
-      }
-    }
-  }
-  await b.waitFor('the window to close', async () => !(await b.windows()).includes(`${session}:${window}`), 10_000);
-}
 
 describe('exit monitoring', () => {
   it('advances planning → working when the agent exits with a valid Plan, with no poll running', async () => {
@@ -101,7 +83,7 @@ describe('exit monitoring', () => {
     box = await Sandbox.create();
     const id = await box.createTask(['killed from outside'], 'agent.pace: 60000\n');
     const task = await box.waitFor('the worker to start', async () => (await box!.task(id)).meta.worker_spawn !== null, 15_000).then(() => box!.task(id));
-    await killWithoutReport(box, `demo/${task.meta.id}`, 'worker');
+    await box.killWithoutReport(`demo/${task.meta.id}`, 'worker');
     expect((await box.task(id)).meta.worker_spawn).not.toBeNull();
     const [a, b] = await Promise.all([box.orange(['monitor', '--once']), box.orange(['monitor', '--once'])]);
     expect([a.code, b.code]).toEqual([0, 0]);
@@ -124,7 +106,7 @@ describe('exit monitoring', () => {
     const stopped = await monitor;
     expect(stopped.exitCode).toBe(0);
     const task = await box.task(id);
-    await killWithoutReport(box, `demo/${task.meta.id}`, 'worker');
+    await box.killWithoutReport(`demo/${task.meta.id}`, 'worker');
     // A pass in progress finishes before the monitor stops; on a loaded machine that can outlast
     // execa's default 5 s before it force-kills, so give it longer.
     const again = execa(process.execPath, [(await import('./sandbox.js')).CLI, 'monitor'], { env: box.env, extendEnv: false, cwd: box.repo, reject: false, forceKillAfterDelay: 30_000 });

@@ -171,6 +171,25 @@ export class Sandbox {
     return result.code === 0 ? result.stdout.split('\n').filter(Boolean) : [];
   }
 
+  /** Kills an agent the way a reboot would: no exit report, the window just disappears. */
+  async killWithoutReport(session: string, window: string): Promise<void> {
+    const pids = await this.tmux('list-panes', '-t', `=${session}:${window}`, '-F', '#{pane_pid}');
+    for (const pid of pids.stdout.split('\n').filter(Boolean)) {
+      // The pane's process is the exit-reporting wrapper. It dies first, by SIGKILL, so it has no
+      // chance to see its agent end and report it; the agent (found before) goes right after.
+      const children = (await execa('pgrep', ['-P', pid], { reject: false })).stdout.split('\n').filter(Boolean);
+      process.kill(Number(pid), 'SIGKILL');
+      for (const child of children) {
+        try {
+          process.kill(Number(child), 'SIGKILL');
+        } catch {
+          // Already gone.
+        }
+      }
+    }
+    await this.waitFor('the window to close', async () => !(await this.windows()).includes(`${session}:${window}`), 10_000);
+  }
+
   /** True while a process whose command line matches `pattern` (an extended regex) runs. */
   async running(pattern: string): Promise<boolean> {
     const result = await execa('pgrep', ['-f', '--', pattern], { reject: false });
@@ -186,7 +205,8 @@ export class Sandbox {
    * still running after the sandbox is removed recreates its home. Cancelled tasks ignore exits.
    */
   async cleanup(): Promise<void> {
-    const ids = await readdir(join(this.paths.home, 'tasks', 'demo')).catch(() => [] as string[]);
+    // Task ids only: the folder also holds the listing index (.index.json).
+    const ids = (await readdir(join(this.paths.home, 'tasks', 'demo')).catch(() => [] as string[])).filter((name) => !name.startsWith('.'));
     for (const id of ids) await this.orange(['task', 'cancel', id, '--yes']);
     await this.tmux('kill-server');
     if (ids.length > 0) {
