@@ -166,11 +166,13 @@ describe('orange workflow show', () => {
     expect(inferred.workflow.name).toBe('classic');
   });
 
-  it('marks crash-only transitions, which only the exit monitor takes', async () => {
+  it('marks crash-only transitions, which only the exit monitor takes, and force-only ones', async () => {
     const human = await box.orange(['workflow', 'show', 'default']);
     expect(human.stdout).toMatch(/^planning → stuck \(crash only\)\s+-\s+-\s+notify_worker$/m);
     expect(human.stdout).toMatch(/^working → stuck\s+-\s+-\s+notify_worker$/m);
     expect(human.stdout).toContain('(crash only): taken by exit monitoring when an agent crashed crashLimit times; it cannot be requested.');
+    expect(human.stdout).toMatch(/^working → done \(force only\)\s+-\s+-\s+kill_session, release_workspace, delete_remote_branch, spawn_next$/m);
+    expect(human.stdout).toContain("(force only): taken only by a confirmed force-merge (orange task merge --force, the dashboard's m); never an agent's request.");
   });
 
   it('refuses an unknown workflow', async () => {

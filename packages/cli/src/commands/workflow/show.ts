@@ -23,10 +23,13 @@ export default class WorkflowShow extends OrangeCommand {
       ]);
       this.log(table(['STATE', 'AGENT', 'ON AGENT EXIT'], states));
       this.log('');
-      const rows = definition.transitions.map((t) => [`${t.from} → ${t.to}${t.crash ? ' (crash only)' : ''}`, t.gate ?? '-', t.guard ?? '-', (t.hooks ?? []).join(', ') || '-']);
+      const rows = definition.transitions.map((t) => [`${t.from} → ${t.to}${t.crash ? ' (crash only)' : t.force ? ' (force only)' : ''}`, t.gate ?? '-', t.guard ?? '-', (t.hooks ?? []).join(', ') || '-']);
       this.log(table(['TRANSITION', 'GATE', 'GUARD', 'HOOKS'], rows));
       if (definition.transitions.some((t) => t.crash)) {
         this.log('\n(crash only): taken by exit monitoring when an agent crashed crashLimit times; it cannot be requested.');
+      }
+      if (definition.transitions.some((t) => t.force)) {
+        this.log('(force only): taken only by a confirmed force-merge (orange task merge --force, the dashboard\'s m); never an agent\'s request.');
       }
     });
   }
