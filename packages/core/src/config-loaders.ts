@@ -124,10 +124,23 @@ async function moduleLoadError(file: string, error: unknown, typescript: boolean
   const reason = error.name && error.name !== 'Error' ? `${error.name}: ${error.message}` : error.message;
   // Thrown by a local file the config imports (plugins/veto.ts at load): say where in it.
   const local = await localFramePlace(file, error);
-  if (local && local.file !== file) {
-    return locatedError(file, null, `${reason} (thrown at ${relativeTo(file, local.file)}:${local.line}${local.column === undefined ? '' : `:${local.column}`})`);
-  }
+  if (local && local.file !== file) return locatedError(file, null, `${reason} (thrown at ${placeText(file, local)})`);
   return locatedError(file, await framePlace(file, error, typescript), reason);
+}
+
+/**
+ * Where in the config or a local file it imports `error` was thrown, as written and relative to
+ * the config's directory (`plugins/veto.ts:12:5`); null when no frame of the stack is in one.
+ * For errors raised after loading, such as a throw in a plugin's `apply`.
+ */
+export async function configThrowPlace(configFile: string, error: unknown): Promise<string | null> {
+  if (!(error instanceof Error)) return null;
+  const local = await localFramePlace(configFile, error);
+  return local ? placeText(configFile, local) : null;
+}
+
+function placeText(configFile: string, place: Place & { file: string }): string {
+  return `${relativeTo(configFile, place.file)}:${place.line}${place.column === undefined ? '' : `:${place.column}`}`;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { parseConfig, type OrangeConfig } from './config.js';
+import { configThrowPlace } from './config-loaders.js';
 import { Engine } from './engine.js';
 import { isOrangeError, OrangeError } from './errors.js';
 import { builtinGates, type Gate } from './gates.js';
@@ -103,10 +104,7 @@ export class Orange {
       try {
         await plugin.apply(orange);
       } catch (error) {
-        // isOrangeError: a plugin built against its own copy of @orange/core throws that copy's class.
-        if (isOrangeError(error)) throw error;
-        const reason = error instanceof Error ? error.message : String(error);
-        throw new OrangeError('E_CONFIG', `plugin ${plugin.name} failed to load: ${reason}`);
+        throw await applyError(plugin.name, error, orange.configFile);
       }
       orange.plugins.push(plugin.name);
     }
@@ -228,4 +226,18 @@ export class Orange {
 
 function isParsedConfig(config: unknown): config is OrangeConfig {
   return typeof config === 'object' && config !== null && Array.isArray((config as OrangeConfig).plugins) && typeof (config as OrangeConfig).pollIntervalMs === 'number';
+}
+
+/**
+ * A throw inside a plugin's `apply`, as one line naming the plugin and, when the stack runs through
+ * the config or a local file it imports, the place as written: `plugin veto failed in apply: no
+ * channel (plugins/veto.ts:12:5)`. An OrangeError keeps its code and details.
+ */
+async function applyError(plugin: string, error: unknown, configFile: string | null): Promise<OrangeError> {
+  const place = configFile ? await configThrowPlace(configFile, error) : null;
+  const at = place ? ` (${place})` : '';
+  // isOrangeError: a plugin built against its own copy of @orange/core throws that copy's class.
+  if (isOrangeError(error)) return new OrangeError(error.code, `plugin ${plugin} failed in apply: ${error.message}${at}`, { plugin, ...error.details });
+  const reason = error instanceof Error ? (error.name && error.name !== 'Error' ? `${error.name}: ${error.message}` : error.message) : String(error);
+  return new OrangeError('E_CONFIG', `plugin ${plugin} failed in apply: ${reason}${at}`, { plugin });
 }
