@@ -63,6 +63,10 @@ export class Orange {
   private readonly workflowInputs = new Map<string, WorkflowInput>();
   private readonly workflows = new Map<string, Workflow>();
   private readonly actionNames = new Set<string>();
+  /** The plugin whose `apply` is running, so what it registers can be traced to it. */
+  private applying: string | null = null;
+  /** Which plugin registered each workflow that a plugin registered. */
+  private readonly workflowPlugins = new Map<string, string | null>();
 
   private constructor(config: OrangeConfig, options: OrangeOptions) {
     this.hooks.actions.intercept({
@@ -102,9 +106,12 @@ export class Orange {
     const added = configured.filter((p) => !builtinNames.has(p.name));
     for (const plugin of [coreActions(), coreNotifications(), ...defaults, ...added]) {
       try {
+        orange.applying = plugin.name;
         await plugin.apply(orange);
       } catch (error) {
         throw await applyError(plugin.name, error, orange.configFile);
+      } finally {
+        orange.applying = null;
       }
       orange.plugins.push(plugin.name);
     }
@@ -165,10 +172,19 @@ export class Orange {
     this.harnesses.set(harness.name, harness);
   }
 
-  /** Adds a named workflow (e.g. from a plugin). */
+  /** Adds a named workflow (e.g. from a plugin), remembering the plugin whose `apply` registers it. */
   registerWorkflow(workflow: WorkflowInput): void {
     this.workflowInputs.set(workflow.name, workflow);
+    this.workflowPlugins.set(workflow.name, this.applying);
     this.workflows.delete(workflow.name);
+  }
+
+  /**
+   * Who registered workflow `name` through `registerWorkflow`: `{ plugin }` with the plugin's name
+   * (null when it was registered outside any plugin's `apply`); null for a built-in or config workflow.
+   */
+  workflowRegistrant(name: string): { plugin: string | null } | null {
+    return this.workflowPlugins.has(name) ? { plugin: this.workflowPlugins.get(name) ?? null } : null;
   }
 
   get defaultWorkflowName(): string {
