@@ -100,12 +100,12 @@ const bundle = packageBuild({
   plugins: [importThroughLoader],
 });
 
-// Small ES modules run on their own: the bin's loader, the library entry, and the scripts the
-// tmux plugin starts beside its own module (`agentWrapperPath`, `windowReaperPath`).
+// Small ES modules run on their own: the bin's loader, and the scripts the tmux plugin starts
+// beside its own module (`agentWrapperPath`, `windowReaperPath`). The package has no library
+// entry: it is a command (`bin`), and a program that wants Orange imports @orange/core.
 const scripts = packageBuild({
   entry: {
     'code-cache': 'src/code-cache.ts',
-    index: 'src/index.ts',
     'agent-wrapper': '../../plugins/tmux/src/agent-wrapper.ts',
     'window-reaper': '../../plugins/tmux/src/window-reaper.ts',
     // And the process tmux pipe-pane feeds each agent's output to (`transcriptWriterPath`).

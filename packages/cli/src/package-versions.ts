@@ -47,8 +47,8 @@ export async function versionReport(dir: string, cli: string): Promise<VersionRe
       const path = join(modules, name);
       const manifest = await readManifest(path);
       if (manifest === null || typeof manifest.version !== 'string') continue;
-      // Only what a config or a plugin imports: core, zod and plugins (which take core as a peer).
-      if (name === '@orange/core' || name === 'zod' || (manifest.peerDependencies?.['@orange/core'] !== undefined && manifest.private !== true)) {
+      // Only what a config or a plugin imports: core, zod and the plugins (so not the CLI or the dashboard).
+      if (name === '@orange/core' || name === 'zod' || (Array.isArray(manifest.keywords) && manifest.keywords.includes('orange-plugin'))) {
         found.set(name, { version: manifest.version, path });
       }
     }
@@ -69,8 +69,7 @@ export function mismatchProblem(copy: InstalledCopy): string {
 
 interface Manifest {
   readonly version?: unknown;
-  readonly private?: unknown;
-  readonly peerDependencies?: Record<string, string>;
+  readonly keywords?: unknown;
 }
 
 async function readManifest(dir: string): Promise<Manifest | null> {

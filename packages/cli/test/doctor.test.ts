@@ -197,7 +197,7 @@ describe('orange doctor in a repository with its own plugins and installed packa
     };
     await fake('@orange/core', olderMinor(CORE_VERSION));
     await fake('zod', ZOD_VERSION);
-    await fake('@orange/harness-codex', `${CORE_VERSION.split('.').slice(0, 2).join('.')}.99`, { peerDependencies: { '@orange/core': `^${CORE_VERSION}` } });
+    await fake('@orange/harness-codex', `${CORE_VERSION.split('.').slice(0, 2).join('.')}.99`, { keywords: ['orange', 'orange-plugin'], peerDependencies: { '@orange/core': `^${CORE_VERSION}` } });
   });
 
   it('names the plugin that registered a workflow, and its file', async () => {

@@ -54,6 +54,7 @@ export async function loadYamlConfig(file: string, content: string): Promise<unk
  * Module specifiers a config gets from the code that loads it instead of resolving them itself:
  * `@orange/core`, the plugin packages and `zod` of the running CLI, so that `instanceof`, hooks
  * and schemas are the CLI's own (see docs/configuration.md, "Imports a config shares with the CLI").
+ * An entry may be a getter: it is read only when a module imports that specifier.
  */
 export type SharedModules = Readonly<Record<string, object>>;
 
@@ -65,7 +66,8 @@ export type SharedModules = Readonly<Record<string, object>>;
  */
 export async function loadModuleConfig(file: string, modules: SharedModules = {}): Promise<unknown> {
   const { createJiti } = loadJiti();
-  const jiti = createJiti(import.meta.url, { fsCache: jitiCacheDir(), moduleCache: false, interopDefault: true, virtualModules: { ...modules } });
+  // The table itself, not a copy: a copy would read every entry, and a program may make some load on first use (getters).
+  const jiti = createJiti(import.meta.url, { fsCache: jitiCacheDir(), moduleCache: false, interopDefault: true, virtualModules: modules as Record<string, unknown> });
   try {
     return await jiti.import<unknown>(file, { default: true });
   } catch (error) {
