@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { entryFiles } from './entry-files.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dir = process.cwd();
@@ -21,21 +22,8 @@ if (build.status !== 0) {
   process.exit(1);
 }
 
-const missing = pointedAt(manifest).filter((file) => !existsSync(join(dir, file)));
+const missing = entryFiles(manifest).filter((file) => !existsSync(join(dir, file)));
 if (missing.length > 0) {
   console.error(`prepack: ${manifest.name} (${where}) names files its build did not make: ${missing.join(', ')}; nothing was packed`);
   process.exit(1);
-}
-
-/** Every file path in exports (any condition), main, types and bin. */
-function pointedAt(pkg) {
-  const files = [];
-  const walk = (value) => {
-    if (typeof value === 'string') files.push(value);
-    else if (value && typeof value === 'object') for (const inner of Object.values(value)) walk(inner);
-  };
-  walk(pkg.exports);
-  walk(pkg.bin);
-  for (const field of ['main', 'types']) if (typeof pkg[field] === 'string') files.push(pkg[field]);
-  return [...new Set(files)];
 }

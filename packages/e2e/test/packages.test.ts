@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { ledgerStatus, OrangePaths, readHistory, TaskStore } from '@orange/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { entryFiles } from '../../../scripts/entry-files.mjs';
 import { LocalRegistry } from './local-registry.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -95,7 +96,7 @@ describe('the packed packages', () => {
       const need = ['package.json', 'README.md', 'LICENSE', ...(cli ? ['bin/run.js', 'oclif.manifest.json', 'dist/main.cjs', 'dist/code-cache.js', 'agents/scripted-agent.mjs'] : ['dist/index.js', 'dist/index.d.ts'])];
       for (const file of need) if (!files.includes(file)) problems.push(`${manifest.name}: ${file} is not in the tarball`);
       // Whatever package.json points at must be in the tarball: an entry nobody builds is a broken install.
-      for (const file of pointedAt(manifest)) if (!files.includes(file.replace(/^\.\//, ''))) problems.push(`${manifest.name}: ${file}, named in package.json, is not in the tarball`);
+      for (const file of entryFiles(manifest)) if (!files.includes(file.replace(/^\.\//, ''))) problems.push(`${manifest.name}: ${file}, named in package.json, is not in the tarball`);
       if (files.some((f) => f.startsWith('src/') || f.endsWith('.test.ts'))) problems.push(`${manifest.name}: sources or tests are in the tarball`);
       if (cli) {
         if (manifest.bin?.orange !== './bin/run.js') problems.push(`${manifest.name}: bin "orange" must be ./bin/run.js`);
@@ -267,19 +268,6 @@ export default defineConfig({
 /** The `orange` the team installed, run in `cwd`. */
 function installedOrange(cwd: string) {
   return (...args: string[]) => execa(join(cwd, 'node_modules', '.bin', 'orange'), args, { cwd, env, reject: false, timeout: 60_000 });
-}
-
-/** Every file path in exports (any condition), main, types and bin. */
-function pointedAt(manifest: Record<string, unknown>): string[] {
-  const files: string[] = [];
-  const walk = (value: unknown) => {
-    if (typeof value === 'string') files.push(value);
-    else if (value && typeof value === 'object') for (const inner of Object.values(value)) walk(inner);
-  };
-  walk(manifest.exports);
-  walk(manifest.bin);
-  for (const field of ['main', 'types']) if (typeof manifest[field] === 'string') files.push(manifest[field]);
-  return [...new Set(files)];
 }
 
 /** An HTTP endpoint on 127.0.0.1 that keeps every request body (a Slack incoming webhook's stand-in). */
