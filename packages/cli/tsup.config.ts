@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { Plugin } from 'esbuild';
 import type { Options } from 'tsup';
 import { packageBuild } from '../../tsup.base';
@@ -53,6 +55,25 @@ const importThroughLoader: TsupPlugin = {
   },
 };
 
+/**
+ * The versions of what the bundle inlines (@orange/core, zod, the built-in plugins), as resolved
+ * from this package: `orange doctor` compares a repository's installed copies with them.
+ */
+function bundledVersions(): Record<string, string> {
+  const manifest = JSON.parse(readFileSync('package.json', 'utf8')) as { dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
+  const names = Object.keys({ ...manifest.dependencies, ...manifest.devDependencies }).filter((n) => (n.startsWith('@orange/') && n !== '@orange/dashboard') || n === 'zod');
+  return Object.fromEntries(
+    names.map((name) => {
+      // Where Node finds the package from here: the nearest node_modules that has it.
+      for (let dir = process.cwd(); dir !== dirname(dir); dir = dirname(dir)) {
+        const file = join(dir, 'node_modules', name, 'package.json');
+        if (existsSync(file)) return [name, (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version];
+      }
+      throw new Error(`cannot find the version of ${name}`);
+    }),
+  );
+}
+
 // The CLI is one CommonJS bundle, `dist/main.cjs`: oclif, @orange/core, zod and the built-in
 // plugins are inlined, so a call reads one file instead of ~300, and bin/run.js loads it through
 // a V8 code cache (src/code-cache.ts) so it is not parsed and compiled again on every call —
@@ -75,15 +96,16 @@ const bundle = packageBuild({
   noExternal: [/^(?!(jiti|typescript|@orange\/dashboard)(\/|$))/],
   external: ['jiti', 'typescript', '@orange/dashboard'],
   esbuildPlugins: [englishZodOnly, withoutCommandGlob],
+  define: { __ORANGE_BUNDLED_VERSIONS__: JSON.stringify(JSON.stringify(bundledVersions())) },
   plugins: [importThroughLoader],
 });
 
-// Small ES modules run on their own: the bin's loader, the library entry, and the scripts the
-// tmux plugin starts beside its own module (`agentWrapperPath`, `windowReaperPath`).
+// Small ES modules run on their own: the bin's loader, and the scripts the tmux plugin starts
+// beside its own module (`agentWrapperPath`, `windowReaperPath`). The package has no library
+// entry: it is a command (`bin`), and a program that wants Orange imports @orange/core.
 const scripts = packageBuild({
   entry: {
     'code-cache': 'src/code-cache.ts',
-    index: 'src/index.ts',
     'agent-wrapper': '../../plugins/tmux/src/agent-wrapper.ts',
     'window-reaper': '../../plugins/tmux/src/window-reaper.ts',
     // And the process tmux pipe-pane feeds each agent's output to (`transcriptWriterPath`).

@@ -4,6 +4,7 @@ import { basename, dirname, isAbsolute, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isOrangeError, parseGuard, TaskMetaSchema, type Orange, type OrangePlugin, type WorkflowDefinition } from '@orange/core';
 import { FunctionSources } from './function-source.js';
+import { mismatchProblem, versionReport, type VersionReport } from './package-versions.js';
 
 /** What `orange doctor` found: what is loaded and from where, and every problem. */
 export interface DoctorReport {
@@ -12,9 +13,12 @@ export interface DoctorReport {
   readonly gates: readonly { name: string; from: string }[];
   readonly actions: readonly { name: string; plugins: string[]; from: string[] }[];
   readonly harnesses: readonly { name: string; installed: boolean; version: string | null; from: string }[];
-  readonly workflows: readonly { name: string; from: string; ok: boolean }[];
+  /** `plugin`: the plugin that registered the workflow (null for a built-in or config one); `from`: that plugin's file. */
+  readonly workflows: readonly { name: string; plugin: string | null; from: string; ok: boolean }[];
   readonly tools: readonly { name: string; version: string | null; required: boolean }[];
   readonly home: { path: string; mode: string | null; writable: boolean };
+  /** The CLI's version, what its bundle carries, and the copies the repository installed. */
+  readonly versions: VersionReport;
   /** One sentence each; any makes `orange doctor` exit 1. */
   readonly problems: readonly string[];
   /** Worth knowing, not wrong (e.g. gh missing: merges stay local). */
@@ -25,8 +29,8 @@ export interface DoctorReport {
 const BUNDLE_DIR = dirname(fileURLToPath(import.meta.url));
 const BUILTIN_WORKFLOWS = new Set(['default', 'classic', 'pipeline']);
 
-/** Examines a loaded Orange: every provider with its file, every workflow validated, the tools and ORANGE_HOME. */
-export async function diagnose(orange: Orange, builtins: readonly OrangePlugin[]): Promise<DoctorReport> {
+/** Examines a loaded Orange: every provider with its file, every workflow validated, the tools, ORANGE_HOME and package versions. */
+export async function diagnose(orange: Orange, builtins: readonly OrangePlugin[], cliVersion: string): Promise<DoctorReport> {
   const problems: string[] = [];
   const notes: string[] = [];
   const configDir = orange.configFile ? dirname(orange.configFile) : process.cwd();
@@ -73,8 +77,18 @@ export async function diagnose(orange: Orange, builtins: readonly OrangePlugin[]
 
     const workflows = [];
     const fromConfig = new Set([...orange.config.workflows.map((w) => w.name), ...(typeof orange.config.workflow === 'string' ? [] : [orange.config.workflow.name])]);
+    const pluginFrom = new Map(plugins.map((p) => [p.name, p.from]));
     for (const name of orange.workflowNames) {
-      const from = BUILTIN_WORKFLOWS.has(name) && !fromConfig.has(name) ? 'built-in' : fromConfig.has(name) ? basename(orange.configFile ?? 'config') : 'a plugin';
+      // A plugin's registration replaces a built-in or config workflow of the same name.
+      const registrant = orange.workflowRegistrant(name);
+      const plugin = registrant?.plugin ?? null;
+      const from = registrant
+        ? (plugin === null ? 'unknown' : (pluginFrom.get(plugin) ?? 'unknown'))
+        : fromConfig.has(name)
+          ? basename(orange.configFile ?? 'config')
+          : BUILTIN_WORKFLOWS.has(name)
+            ? 'built-in'
+            : 'unknown';
       let ok = true;
       try {
         const workflow = orange.workflow(name);
@@ -88,7 +102,7 @@ export async function diagnose(orange: Orange, builtins: readonly OrangePlugin[]
         const listed = (error.details as { problems?: unknown }).problems;
         for (const problem of Array.isArray(listed) ? (listed as string[]) : [error.message]) problems.push(`workflow "${name}": ${problem}`);
       }
-      workflows.push({ name, from, ok });
+      workflows.push({ name, plugin, from, ok });
     }
 
     const usesTmux = orange.plugins.includes('tmux');
@@ -106,6 +120,9 @@ export async function diagnose(orange: Orange, builtins: readonly OrangePlugin[]
     const home = await homeAccess(orange.paths.home);
     if (home.problem) problems.push(home.problem);
     if (home.note) notes.push(home.note);
+
+    const versions = await versionReport(configDir, cliVersion);
+    for (const copy of versions.installed) if (!copy.ok) problems.push(mismatchProblem(copy));
     return {
       config: orange.configFile,
       plugins,
@@ -115,6 +132,7 @@ export async function diagnose(orange: Orange, builtins: readonly OrangePlugin[]
       workflows,
       tools,
       home: { path: orange.paths.home, mode: home.mode, writable: home.writable },
+      versions,
       problems,
       notes,
     };

@@ -2,9 +2,10 @@ import type { SharedModules } from '@orange/core';
 
 /**
  * The modules a config and the files it imports get from the running CLI instead of resolving
- * them on disk: one @orange/core, one zod, one copy of each built-in plugin, so `instanceof`,
- * hooks and schemas are shared, and a repository needs none of them installed. A plugin added to
- * the CLI's built-ins belongs here too (docs/configuration.md, "Imports a config shares with the CLI").
+ * them on disk: one @orange/core, one zod, one copy of each built-in plugin and notifier, so
+ * `instanceof`, hooks and schemas are shared, and a repository needs none of them installed. A
+ * plugin added to the CLI's bundle belongs here too (docs/configuration.md, "Imports a config
+ * shares with the CLI").
  */
 export async function sharedModules(): Promise<SharedModules> {
   const [core, zod, tmux, worktreePool, claude, codex, pi, opencode, gemini, command, github, reactions, pipeline] = await Promise.all([
@@ -22,7 +23,7 @@ export async function sharedModules(): Promise<SharedModules> {
     import('@orange/plugin-reactions'),
     import('@orange/plugin-pipeline'),
   ]);
-  return {
+  const table: Record<string, object> = {
     '@orange/core': core,
     zod,
     // `zod` is zod 4's classic API, the same module as `zod/v4`.
@@ -40,4 +41,23 @@ export async function sharedModules(): Promise<SharedModules> {
     '@orange/plugin-reactions': reactions,
     '@orange/plugin-pipeline': pipeline,
   };
+  for (const [specifier, load] of Object.entries(ON_DEMAND)) {
+    let loaded: object | undefined;
+    Object.defineProperty(table, specifier, { enumerable: true, get: () => (loaded ??= load()) });
+  }
+  return table;
 }
+
+/**
+ * The notifiers are in the bundle but no built-in plugin uses them, and the webhook's http and
+ * https modules cost start-up time: they are evaluated only when a config imports one (the config
+ * loader reads a shared module by property access, when asked for it). `require`, not `import()`:
+ * the loader asks synchronously, and esbuild turns the require of a bundled module into its lazy
+ * initialiser.
+ */
+const notifiers = (): typeof import('./bundled-notifiers.js') => require('./bundled-notifiers.js') as typeof import('./bundled-notifiers.js');
+const ON_DEMAND: Readonly<Record<string, () => object>> = {
+  '@orange/notifier-desktop': () => notifiers().desktop,
+  '@orange/notifier-webhook': () => notifiers().webhook,
+  '@orange/notifier-slack': () => notifiers().slack,
+};

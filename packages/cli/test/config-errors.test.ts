@@ -78,6 +78,35 @@ describe('a config that does not load', () => {
   });
 });
 
+describe('a plugin whose apply throws', () => {
+  it('stops every command with one line naming the plugin and the place in the local plugin file', async () => {
+    const dir = await configDir('apply', 'orange.config.ts', "import { veto } from './plugins/veto.js';\n\nexport default { plugins: [veto()] };\n");
+    await mkdir(join(dir, 'plugins'));
+    await writeFile(
+      join(dir, 'plugins', 'veto.ts'),
+      [
+        "import { definePlugin, OrangeError } from '@orange/core';",
+        '',
+        'export function veto() {',
+        '  return definePlugin({',
+        "    name: 'veto',",
+        '    apply(orange) {',
+        "      if (!orange.plugins.includes('slack')) throw new OrangeError('E_CONFIG', 'veto needs the slack plugin listed before it');",
+        '    },',
+        '  });',
+        '}',
+        '',
+      ].join('\n'),
+    );
+    const result = await box.orange(['task', 'list'], { cwd: dir });
+    expect(result, explain(result)).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'orange: plugin veto failed in apply: veto needs the slack plugin listed before it (plugins/veto.ts:7:52)',
+    });
+  });
+});
+
 describe('an ORANGE_HOME that is not a usable directory', () => {
   it('is refused with E_HOME by every command, the log included', async () => {
     const home = join(box.dir, 'home-is-a-file');

@@ -2,10 +2,13 @@
  * `orange doctor`: what the config loads and which file provides each part, every workflow
  * validated, the harnesses, tools and ORANGE_HOME checked; exit 1 with one stderr line per problem.
  */
-import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CliSandbox, root, type CliResult } from './cli-sandbox.js';
+import { CLI, CliSandbox, root, type CliResult } from './cli-sandbox.js';
 
 let box: CliSandbox;
 let env: Record<string, string>;
@@ -29,8 +32,9 @@ interface Report {
   gates: { name: string; from: string }[];
   actions: { name: string; plugins: string[]; from: string[] }[];
   harnesses: { name: string; installed: boolean; version: string | null; from: string }[];
-  workflows: { name: string; from: string; ok: boolean }[];
+  workflows: { name: string; plugin: string | null; from: string; ok: boolean }[];
   tools: { name: string; version: string | null }[];
+  versions: { cli: string; bundled: Record<string, string>; installed: { name: string; version: string; path: string; expected: string; ok: boolean }[] };
   problems: string[];
   notes: string[];
 }
@@ -55,11 +59,11 @@ describe('orange doctor', () => {
     expect(report.gates.find((g) => g.name === 'plan')?.from).toBe('built-in');
     expect(report.actions.find((a) => a.name === 'format')).toMatchObject({ plugins: ['run-command:format'], from: [expect.stringMatching(/^src\/run-command\.ts:\d+$/)] });
     expect(report.harnesses.find((h) => h.name === 'claude')).toEqual({ name: 'claude', installed: true, version: '2.1.0 (Claude Code)', from: 'built-in' });
-    expect(report.workflows.find((w) => w.name === 'tested')).toEqual({ name: 'tested', from: 'orange.config.ts', ok: true });
+    expect(report.workflows.find((w) => w.name === 'tested')).toEqual({ name: 'tested', plugin: null, from: 'orange.config.ts', ok: true });
     // Every built-in says so (the core's own notifications plugin, the pipeline workflow), and the
     // pipeline driver, which starts Orange's own code, is not offered as an agent harness.
     expect(report.plugins.filter((p) => p.from === 'unknown'), result.stdout).toEqual([]);
-    expect(report.workflows.find((w) => w.name === 'pipeline')?.from).toBe('built-in');
+    expect(report.workflows.find((w) => w.name === 'pipeline')).toMatchObject({ plugin: null, from: 'built-in' });
     expect(report.harnesses.map((h) => h.name)).not.toContain('pipeline-driver');
     expect(report.tools.find((t) => t.name === 'git')?.version).toMatch(/^\d+\.\d+/);
     expect(report.problems).toEqual([]);
@@ -113,4 +117,145 @@ export default defineConfig({ harness: 'codex', workflows: [guarded] });
     expect(json.code).toBe(1);
     expect(JSON.parse(json.stdout)).toEqual({ problems: [expect.stringContaining("Cannot find module './plugins/veto.js'")] });
   });
+
+  it('reports tmux missing from PATH as a problem line and exits 1', async () => {
+    const dir = await configDir('no-tmux', 'export default {};\n');
+    const result = await box.orange(['doctor'], { cwd: dir, env: { PATH: await pathWith('no-tmux', ['git']) } });
+    expect(result.code, explain(result)).toBe(1);
+    expect(result.stderr, explain(result)).toBe('orange: tmux is not installed (or not on PATH); Orange needs it to run agents');
+    expect(result.stdout).toMatch(/^ {2}tmux +not installed$/m);
+  });
+
+  it('reports git missing from PATH as a problem line and exits 1', async () => {
+    const dir = await configDir('no-git', 'export default {};\n');
+    const result = await box.orange(['doctor', '--json'], { cwd: dir, env: { PATH: await pathWith('no-git', ['tmux']) } });
+    expect(result.code, explain(result)).toBe(1);
+    const report = JSON.parse(result.stdout) as Report;
+    expect(report.problems).toEqual(['git is not installed (or not on PATH); Orange needs it']);
+    expect(report.tools.find((t) => t.name === 'git')).toMatchObject({ version: null, required: true });
+  });
+
+  it('reports a reviewHarness that is not installed', async () => {
+    const dir = await configDir('review-harness', "export default { reviewHarness: 'codex' };\n");
+    const result = await box.orange(['doctor'], { cwd: dir, env });
+    expect(result.code, explain(result)).toBe(1);
+    expect(result.stderr, explain(result)).toBe('orange: reviewHarness "codex" is not installed on this machine (its agent CLI is not on PATH)');
+  });
+
+  it('reports an ORANGE_HOME this user cannot write as its problem and exits 1', async () => {
+    // Root may write anywhere: as root, doctor runs as nobody, for whom the home is read-only.
+    const asRoot = process.getuid?.() === 0;
+    const dir = await mkdtemp(join(tmpdir(), 'orange-doctor-home-'));
+    try {
+      await chmod(dir, 0o755);
+      const home = join(dir, 'home');
+      await mkdir(home, { mode: asRoot ? 0o755 : 0o555 });
+      await chmod(home, asRoot ? 0o755 : 0o555);
+      await writeFile(join(dir, 'orange.config.mjs'), 'export default {};\n');
+      const result = await execa(process.execPath, [CLI, 'doctor'], {
+        cwd: dir,
+        env: { PATH: env.PATH as string, HOME: dir, ORANGE_HOME: home, ORANGE_TMUX_SOCKET: box.socket },
+        extendEnv: false,
+        reject: false,
+        ...(asRoot ? { uid: 65534, gid: 65534 } : {}),
+      });
+      const out = explain({ code: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) });
+      expect(result.exitCode, out).toBe(1);
+      expect(String(result.stderr), out).toBe(`orange: ORANGE_HOME ${home} is not writable (set ORANGE_HOME to a writable directory)`);
+    } finally {
+      await chmod(join(dir, 'home'), 0o755).catch(() => undefined);
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });
+
+describe('orange doctor in a repository with its own plugins and installed packages', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await configDir(
+      'team',
+      "import { defineConfig } from '@orange/core';\nimport { flows } from './plugins/flows.js';\n\nexport default defineConfig({ plugins: [flows()] });\n",
+    );
+    await mkdir(join(dir, 'plugins'));
+    await writeFile(
+      join(dir, 'plugins', 'flows.ts'),
+      [
+        "import { defaultWorkflow, definePlugin } from '@orange/core';",
+        '',
+        '/** Registers the team workflow. */',
+        'export function flows() {',
+        "  return definePlugin({ name: 'flows', apply(orange) { orange.registerWorkflow({ ...defaultWorkflow, name: 'reviewed' }); } });",
+        '}',
+        '',
+      ].join('\n'),
+    );
+    // Copies the repository installed for its editor and tests: core a minor release behind the
+    // CLI's (a problem), zod as the CLI bundles it, and a plugin only a patch apart (fine).
+    const fake = async (name: string, version: string, extra: Record<string, unknown> = {}) => {
+      await mkdir(join(dir, 'node_modules', name), { recursive: true });
+      await writeFile(join(dir, 'node_modules', name, 'package.json'), JSON.stringify({ name, version, ...extra }));
+    };
+    await fake('@orange/core', olderMinor(CORE_VERSION));
+    await fake('zod', ZOD_VERSION);
+    await fake('@orange/harness-codex', `${CORE_VERSION.split('.').slice(0, 2).join('.')}.99`, { keywords: ['orange', 'orange-plugin'], peerDependencies: { '@orange/core': `^${CORE_VERSION}` } });
+  });
+
+  it('names the plugin that registered a workflow, and its file', async () => {
+    const result = await box.orange(['doctor', '--json'], { cwd: dir, env });
+    const report = JSON.parse(result.stdout) as Report;
+    expect(report.workflows.find((w) => w.name === 'reviewed'), result.stdout).toEqual({ name: 'reviewed', plugin: 'flows', from: expect.stringMatching(/^plugins\/flows\.ts:\d+$/), ok: true });
+    const human = await box.orange(['doctor'], { cwd: dir, env });
+    expect(human.stdout).toMatch(/^ {2}reviewed +valid +plugin flows, plugins\/flows\.ts:\d+$/m);
+  });
+
+  it('prints the versions of the CLI, of what it bundles and of the installed copies, and a copy a minor version apart is a problem', async () => {
+    const result = await box.orange(['doctor', '--json'], { cwd: dir, env });
+    expect(result.code, explain(result)).toBe(1);
+    const report = JSON.parse(result.stdout) as Report;
+    expect(report.versions.cli).toBe(CLI_VERSION);
+    expect(report.versions.bundled).toMatchObject({ '@orange/core': CORE_VERSION, zod: ZOD_VERSION, '@orange/harness-codex': CORE_VERSION });
+    const core = join(dir, 'node_modules', '@orange', 'core');
+    expect(report.versions.installed).toEqual([
+      { name: '@orange/core', version: olderMinor(CORE_VERSION), path: core, expected: CORE_VERSION, ok: false },
+      { name: '@orange/harness-codex', version: expect.stringMatching(/\.99$/), path: join(dir, 'node_modules', '@orange', 'harness-codex'), expected: CORE_VERSION, ok: true },
+      { name: 'zod', version: ZOD_VERSION, path: join(dir, 'node_modules', 'zod'), expected: ZOD_VERSION, ok: true },
+    ]);
+    const problem = `@orange/core ${olderMinor(CORE_VERSION)} is installed at ${core}, but orange uses ${CORE_VERSION}: configs get orange's copy while your editor and tests get this one; run: npm install -D @orange/core@${CORE_VERSION} (or use the orange release that matches it)`;
+    expect(report.problems).toEqual([problem]);
+
+    const human = await box.orange(['doctor'], { cwd: dir, env });
+    expect(human.code, explain(human)).toBe(1);
+    expect(human.stderr).toBe(`orange: ${problem}`);
+    expect(human.stdout).toMatch(new RegExp(`^orange +${escape(CLI_VERSION)} \\(bundles @orange/core ${escape(CORE_VERSION)}, zod ${escape(ZOD_VERSION)}\\)$`, 'm'));
+    expect(human.stdout).toMatch(new RegExp(`^ {2}@orange/core +${escape(olderMinor(CORE_VERSION))} +node_modules/@orange/core +MISMATCH: orange uses ${escape(CORE_VERSION)}$`, 'm'));
+    expect(human.stdout).toMatch(/^ {2}zod +\S+ +node_modules\/zod$/m);
+  });
+});
+
+const version = (file: string) => (JSON.parse(readFileSync(join(root, file), 'utf8')) as { version: string }).version;
+const CLI_VERSION = version('packages/cli/package.json');
+const CORE_VERSION = version('packages/core/package.json');
+const ZOD_VERSION = version('node_modules/zod/package.json');
+
+/** The same major, one minor lower (or higher from x.0). */
+function olderMinor(v: string): string {
+  const [major = '0', minor = '0'] = v.split('.');
+  return `${major}.${minor === '0' ? 1 : Number(minor) - 1}.0`;
+}
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** A PATH of one directory holding the claude stand-in and only the named tools. */
+async function pathWith(name: string, tools: string[]): Promise<string> {
+  const bin = join(box.dir, `path-${name}`);
+  await mkdir(bin);
+  await symlink(join(box.dir, 'bin', 'claude'), join(bin, 'claude'));
+  for (const tool of tools) {
+    const found = await execa('which', [tool]);
+    await symlink(String(found.stdout).trim(), join(bin, tool));
+  }
+  return bin;
+}
+

@@ -3,6 +3,7 @@
  * offer to register the project (answered by flags, never waiting without a terminal), a local
  * plugin with a test that passes as generated, and nothing overwritten without --force.
  */
+import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { execa } from 'execa';
@@ -105,4 +106,67 @@ describe('orange init', () => {
     const again = await box.jsonError(['init', '--no-register', '--plugin', 'audit'], { cwd: repo, env });
     expect(again).toMatchObject({ code: 'E_NOT_ALLOWED', error: `plugins/audit.ts, plugins/audit.test.ts already exist in ${repo}; pass --force to overwrite` });
   });
+
+  it('with --plugin --force overwrites the plugin files but never an existing config', async () => {
+    const repo = await freshClone();
+    await writeFile(join(repo, 'orange.config.ts'), '// ours\nexport default {};\n');
+    await mkdir(join(repo, 'plugins'));
+    await writeFile(join(repo, 'plugins', 'audit.ts'), '// an old draft\n');
+    const out = await box.json<{ files: string[]; next: string }>(['init', '--no-register', '--plugin', 'audit', '--force'], { cwd: repo, env });
+    expect(out.files).toEqual(['plugins/audit.ts', 'plugins/audit.test.ts']);
+    expect(out.next).toBe("import { audit } from './plugins/audit.js' and add audit() to plugins in orange.config.ts");
+    expect(await readFile(join(repo, 'orange.config.ts'), 'utf8')).toBe('// ours\nexport default {};\n');
+    expect(await readFile(join(repo, 'plugins', 'audit.ts'), 'utf8')).toContain('parsePluginOptions');
+  });
+
+  it('refuses to write orange.config.ts where a config loaded before it exists, with --force too, naming the file that wins', async () => {
+    const cases: Array<[string, string, string]> = [
+      ['package.json', JSON.stringify({ name: 'app', orange: { poolSize: 3 } }), 'package.json ("orange" property)'],
+      ['.orangerc.yaml', 'poolSize: 3\n', '.orangerc.yaml'],
+    ];
+    for (const [file, text, named] of cases) {
+      const repo = await freshClone();
+      await writeFile(join(repo, file), text);
+      for (const args of [['init', '--no-register'], ['init', '--no-register', '--force']]) {
+        const refused = await box.orange(args, { cwd: repo, env });
+        expect(refused, `${file}: ${args.join(' ')}\n${explain(refused)}`).toEqual({
+          code: 1,
+          stdout: '',
+          stderr: `orange: ${named} configures Orange in ${repo} and is loaded before orange.config.ts, so a new orange.config.ts would be ignored; edit ${named}, or move its settings out of it and run orange init again`,
+        });
+        expect(existsSync(join(repo, 'orange.config.ts'))).toBe(false);
+      }
+      // The file that wins is still the one Orange loads.
+      const doctor = await box.json<{ config: string }>(['doctor'], { cwd: repo, env });
+      expect(doctor.config).toBe(join(repo, file));
+    }
+  });
+
+  it('with --plugin and a JSON or YAML config, keeps it and says it cannot list plugins', async () => {
+    const repo = await freshClone();
+    await writeFile(join(repo, '.orangerc.json'), '{ "poolSize": 3 }\n');
+    const out = await box.json<{ files: string[]; next: string }>(['init', '--no-register', '--plugin', 'audit'], { cwd: repo, env });
+    expect(out.files).toEqual(['plugins/audit.ts', 'plugins/audit.test.ts']);
+    expect(out.next).toBe(
+      ".orangerc.json cannot list plugins (only a .ts or .js config can): move its settings into orange.config.ts, import { audit } from './plugins/audit.js' and add audit() to plugins in it",
+    );
+    expect(existsSync(join(repo, 'orange.config.ts'))).toBe(false);
+  });
+
+  it('refuses to write beside a config loaded after orange.config.ts unless --force, and then orange.config.ts is the one loaded', async () => {
+    const repo = await freshClone();
+    await writeFile(join(repo, 'orange.config.mjs'), 'export default { poolSize: 3 };\n');
+    const refused = await box.orange(['init', '--no-register'], { cwd: repo, env });
+    expect(refused, explain(refused)).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `orange: orange.config.mjs already configures Orange in ${repo}; edit it, or pass --force to write orange.config.ts, which is loaded before it and leaves it unused`,
+    });
+    expect(existsSync(join(repo, 'orange.config.ts'))).toBe(false);
+    const forced = await box.orange(['init', '--no-register', '--force'], { cwd: repo, env });
+    expect(forced.code, explain(forced)).toBe(0);
+    const doctor = await box.json<{ config: string }>(['doctor'], { cwd: repo, env });
+    expect(doctor.config).toBe(join(repo, 'orange.config.ts'));
+  });
 });
+

@@ -53,4 +53,25 @@ describe('the merge action', () => {
     expect(types.indexOf('task.merged')).toBeGreaterThan(types.indexOf('status.changed'));
     expect(history.find((e) => e.type === 'task.merged')).toMatchObject({ via: 'github', strategy: 'ff' });
   });
+
+  it('keeps the branch on origin when the merge before it failed: both hooks fail, the task is flagged, no commit is lost', async () => {
+    const task = await box.createTask(['feature/diverged', 'merge fails'], { spawn: true });
+    const workspace = task.workspace as string;
+    await box.commit(workspace, 'diverged.md', 'work that never reaches main');
+    await box.git(workspace, 'push', '-q', 'origin', 'feature/diverged');
+    const tip = await box.git(box.origin, 'rev-parse', 'feature/diverged');
+    // Someone else moves main on: the branch cannot be fast-forwarded, so the merge action fails.
+    await box.git(box.repo, 'pull', '-q', '--ff-only', 'origin', 'main');
+    await box.commit(box.repo, 'elsewhere.md', 'someone else');
+    await box.git(box.repo, 'push', '-q', 'origin', 'main');
+    await box.writeSection(task.id, 'Handoff', 'DONE: diverged.md');
+    const done = await box.orange(['task', 'update', '--status', 'done', '--json'], { cwd: workspace });
+    const out = JSON.parse(done.stdout) as { to: string; failedHooks: string[] };
+    expect(out, done.stdout + done.stderr).toMatchObject({ to: 'done', failedHooks: ['merge', 'delete_remote_branch'] });
+    expect(await box.git(box.origin, 'rev-parse', 'feature/diverged')).toBe(tip);
+    expect((await box.task(task.id)).meta.attention).toMatch(/merge, delete_remote_branch/);
+    const refused = (await box.history(task.id)).find((e) => e.type === 'hook.failed' && e.hook === 'delete_remote_branch');
+    expect(refused?.error).toMatch(/^not deleting origin\/feature\/diverged: its commits \(\w{7}\) are in neither origin\/main nor main/);
+  });
 });
+

@@ -87,6 +87,31 @@ export default defineConfig({ plugins: [pi({ provider: 'anthropic' }), opencode(
     expect(result.code, explain(result)).toBe(0);
   });
 
+  it('gives a config the notifiers the CLI carries, in a repository that installed none', async () => {
+    const dir = join(box.repo, 'notifiers');
+    await mkdir(dir, { recursive: true });
+    await writeFile(
+      join(dir, 'orange.config.ts'),
+      `import { defineConfig } from '@orange/core';
+import { desktop } from '@orange/notifier-desktop';
+import { slack } from '@orange/notifier-slack';
+import { webhook } from '@orange/notifier-webhook';
+
+export default defineConfig({
+  plugins: [desktop({ platform: 'win32' }), slack({ url: 'http://127.0.0.1:9/slack' }), webhook({ url: 'http://127.0.0.1:9/hook', name: 'ops' })],
+  notifications: { routes: { urgent: ['desktop', 'slack'], info: ['ops'] } },
+});
+`,
+    );
+    const result = await box.orange(['doctor', '--json'], { cwd: dir });
+    const report = JSON.parse(result.stdout) as { plugins: { name: string; from: string }[] };
+    expect(report.plugins.filter((p) => ['desktop', 'slack', 'ops'].includes(p.name)), explain(result)).toEqual([
+      { name: 'desktop', from: 'built-in, options from orange.config.ts' },
+      { name: 'slack', from: 'built-in, options from orange.config.ts' },
+      { name: 'ops', from: 'built-in, options from orange.config.ts' },
+    ]);
+  });
+
   it('names the local plugin file, line and column of an import that is not installed', async () => {
     const dir = join(box.repo, 'missing');
     await mkdir(join(dir, 'plugins'), { recursive: true });

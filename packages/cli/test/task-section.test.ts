@@ -25,10 +25,12 @@ describe('orange task section set', () => {
     await box.json(['task', 'update', '--status', 'working'], { cwd });
   });
 
-  it('reads the text from standard input with - and from a file with --file, replacing the section each time', async () => {
+  it('reads the text from standard input with - or --file -, and from a file with --file, replacing the section each time', async () => {
     const meta = await box.startTask('feature/section-stdin');
     const human = await box.orange(['task', 'section', 'set', 'Handoff', '-', '--task', meta.id], { input: 'DONE: from stdin\n' });
     expect(human).toMatchObject({ code: 0, stdout: `task ${meta.id}: ## Handoff written\n`.trimEnd() });
+    await box.json(['task', 'section', 'set', 'Plan', '--file', '-', '--task', meta.id], { input: 'APPROACH: from stdin through --file -\n' });
+    expect((await box.task(meta.id)).body).toContain('## Plan\n\nAPPROACH: from stdin through --file -\n');
     const file = join(box.dir, 'handoff.md');
     await writeFile(file, 'DONE: from a file\n');
     await box.json(['task', 'section', 'set', 'Handoff', '--file', file, '--task', meta.id]);
@@ -43,6 +45,7 @@ describe('orange task section set', () => {
     const id = ['--task', meta.id];
     expect(await box.jsonError(['task', 'section', 'set', 'Plan', ...id])).toMatchObject({ code: 'E_USAGE', exit: 2 });
     expect(await box.jsonError(['task', 'section', 'set', 'Plan', '--text', 'a', '-', ...id])).toMatchObject({ code: 'E_USAGE', exit: 2 });
+    expect(await box.jsonError(['task', 'section', 'set', 'Plan', '--file', '-', '-', ...id], { input: 'APPROACH: x\n' })).toMatchObject({ code: 'E_USAGE', exit: 2 });
     expect(await box.jsonError(['task', 'section', 'set', '## Plan', '--text', 'APPROACH: x', ...id])).toMatchObject({
       code: 'E_INVALID_INPUT',
       error: 'section "## Plan": give the name without the ## (e.g. Handoff)',

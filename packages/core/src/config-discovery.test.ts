@@ -7,7 +7,7 @@ import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { extname, join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CONFIG_SEARCH_PLACES, ConfigSchema, loadConfig } from './config.js';
+import { CONFIG_SEARCH_PLACES, configFilesIn, ConfigSchema, loadConfig } from './config.js';
 import { Orange } from './orange.js';
 import { OrangePaths } from './store/paths.js';
 
@@ -190,6 +190,19 @@ describe('precedence', () => {
     const loaded = await loadConfig(dir);
     expect(loaded.file).toBe(file);
     expect(loaded.config.poolSize).toBe(1);
+  });
+
+  it('configFilesIn lists the config files of one directory in search order without running them, the first being the one loaded', async () => {
+    await write('package.json', ESM_PACKAGE);
+    await write('.orangerc', '');
+    expect(await configFilesIn(dir)).toEqual([]);
+    const mjs = await write('orange.config.mjs', 'throw new Error("never run");\n');
+    const yaml = await write('.orangerc.yaml', configText('.orangerc.yaml', 3));
+    expect(await configFilesIn(dir)).toEqual([yaml, mjs]);
+    expect((await loadConfig(dir)).file).toBe(yaml);
+    const pkg = await write('package.json', configText('package.json', 2));
+    expect(await configFilesIn(dir)).toEqual([pkg, yaml, mjs]);
+    expect((await loadConfig(dir)).file).toBe(pkg);
   });
 
   it('lets a nearer directory win over a parent, whatever the file kinds', async () => {

@@ -54,6 +54,7 @@ export async function loadYamlConfig(file: string, content: string): Promise<unk
  * Module specifiers a config gets from the code that loads it instead of resolving them itself:
  * `@orange/core`, the plugin packages and `zod` of the running CLI, so that `instanceof`, hooks
  * and schemas are the CLI's own (see docs/configuration.md, "Imports a config shares with the CLI").
+ * An entry may be a getter: it is read only when a module imports that specifier.
  */
 export type SharedModules = Readonly<Record<string, object>>;
 
@@ -65,7 +66,8 @@ export type SharedModules = Readonly<Record<string, object>>;
  */
 export async function loadModuleConfig(file: string, modules: SharedModules = {}): Promise<unknown> {
   const { createJiti } = loadJiti();
-  const jiti = createJiti(import.meta.url, { fsCache: jitiCacheDir(), moduleCache: false, interopDefault: true, virtualModules: { ...modules } });
+  // The table itself, not a copy: a copy would read every entry, and a program may make some load on first use (getters).
+  const jiti = createJiti(import.meta.url, { fsCache: jitiCacheDir(), moduleCache: false, interopDefault: true, virtualModules: modules as Record<string, unknown> });
   try {
     return await jiti.import<unknown>(file, { default: true });
   } catch (error) {
@@ -124,10 +126,23 @@ async function moduleLoadError(file: string, error: unknown, typescript: boolean
   const reason = error.name && error.name !== 'Error' ? `${error.name}: ${error.message}` : error.message;
   // Thrown by a local file the config imports (plugins/veto.ts at load): say where in it.
   const local = await localFramePlace(file, error);
-  if (local && local.file !== file) {
-    return locatedError(file, null, `${reason} (thrown at ${relativeTo(file, local.file)}:${local.line}${local.column === undefined ? '' : `:${local.column}`})`);
-  }
+  if (local && local.file !== file) return locatedError(file, null, `${reason} (thrown at ${placeText(file, local)})`);
   return locatedError(file, await framePlace(file, error, typescript), reason);
+}
+
+/**
+ * Where in the config or a local file it imports `error` was thrown, as written and relative to
+ * the config's directory (`plugins/veto.ts:12:5`); null when no frame of the stack is in one.
+ * For errors raised after loading, such as a throw in a plugin's `apply`.
+ */
+export async function configThrowPlace(configFile: string, error: unknown): Promise<string | null> {
+  if (!(error instanceof Error)) return null;
+  const local = await localFramePlace(configFile, error);
+  return local ? placeText(configFile, local) : null;
+}
+
+function placeText(configFile: string, place: Place & { file: string }): string {
+  return `${relativeTo(configFile, place.file)}:${place.line}${place.column === undefined ? '' : `:${place.column}`}`;
 }
 
 /**

@@ -269,6 +269,13 @@ describe('config files that do not load', () => {
     expect((await errorOf(loadConfig(dir))).message).toBe(`${file}: set NO_SUCH_CHANNEL (thrown at plugins/veto.ts:2:21)`);
   });
 
+  it('names the local plugin file, line and column of a syntax error in a plugin file the config imports', async () => {
+    const file = await write('orange.config.ts', "import { veto } from './plugins/veto.js';\nexport default { plugins: [veto()] };\n");
+    const plugin = await write('plugins/veto.ts', "export const veto = () => ({\n  name: 'veto',\n  apply() { return ; },\n  options: { size: , },\n});\n");
+    const error = await errorOf(loadConfig(dir));
+    expect(error).toMatchObject({ code: 'E_CONFIG', message: `${file}: ${plugin}:4:20: Unexpected token ","`, details: { file } });
+  });
+
   it('names the local plugin file and its line when the plugin imports a missing package', async () => {
     const file = await write('orange.config.ts', "import { veto } from './plugins/veto.js';\nexport default { plugins: [veto()] };\n");
     await write('plugins/veto.ts', "import type { OrangePlugin } from '@orange/core';\n\nimport { slack } from '@acme/slack-sdk/client';\nexport const veto = (): OrangePlugin => ({ name: 'veto', apply() { slack(); } });\n");
@@ -354,7 +361,7 @@ describe('plugin options', () => {
     expect(() => parsePluginOptions('tmux', schema, { poolsize: 2 })).toThrow('plugin tmux: unknown option "poolsize"');
   });
 
-  it('a plugin that throws while loading is refused at Orange.create, naming the plugin', async () => {
+  it('a plugin that throws in apply is refused at Orange.create, naming the plugin', async () => {
     const broken: OrangePlugin = {
       name: 'broken',
       apply() {
@@ -362,10 +369,10 @@ describe('plugin options', () => {
       },
     };
     const error = await errorOf(Orange.create({ plugins: [recordingPlugin([]), broken] }, { paths: new OrangePaths(join(dir, 'home')) }));
-    expect(error).toMatchObject({ code: 'E_CONFIG', message: 'plugin broken failed to load: binary not found' });
+    expect(error).toMatchObject({ code: 'E_CONFIG', message: 'plugin broken failed in apply: binary not found', details: { plugin: 'broken' } });
   });
 
-  it('an options error raised inside a plugin reaches the caller unchanged', async () => {
+  it('an options error raised inside a plugin keeps its code and details, and says which plugin was being applied', async () => {
     const picky: OrangePlugin = {
       name: 'picky',
       apply() {
@@ -374,6 +381,48 @@ describe('plugin options', () => {
     };
     const error = await errorOf(Orange.create({ plugins: [recordingPlugin([]), picky] }, { paths: new OrangePaths(join(dir, 'home')) }));
     expect(error).toMatchObject({ code: 'E_PLUGIN_OPTIONS', details: { plugin: 'picky', field: 'poolSize' } });
+    expect(error.message).toMatch(/^plugin picky failed in apply: plugin picky: option "poolSize" /);
+  });
+
+  it("places a throw in a local plugin file's apply at that file's line and column as written", async () => {
+    await write(
+      'plugins/veto.ts',
+      [
+        "import type { OrangePlugin } from '@orange/core';",
+        'interface Options { channel?: string }',
+        'export function veto(options: Options = {}): OrangePlugin {',
+        "  return { name: 'veto', apply() { if (!options.channel) throw new TypeError('veto needs a channel'); } };",
+        '}',
+        '',
+      ].join('\n'),
+    );
+    await write('orange.config.ts', "import { veto } from './plugins/veto.js';\nexport default { plugins: [veto()] };\n");
+    const loaded = await loadConfig(dir);
+    const error = await errorOf(Orange.create(loaded.config, { paths: new OrangePaths(join(dir, 'home')), configFile: loaded.file }));
+    expect(error).toMatchObject({ code: 'E_CONFIG', message: 'plugin veto failed in apply: TypeError: veto needs a channel (plugins/veto.ts:4:64)' });
+  });
+
+  it('names the plugin and the place of an OrangeError thrown in apply by a plugin written in the config', async () => {
+    const core = pathToFileURL(resolve('dist/index.js')).href;
+    const file = await write(
+      'orange.config.ts',
+      [
+        `import { OrangeError } from ${JSON.stringify(core)};`,
+        "const strict = { name: 'strict', apply(): void {",
+        "  throw new OrangeError('E_NOT_ALLOWED', 'strict refuses to start', { reason: 'test' });",
+        '} };',
+        'export default { plugins: [strict] };',
+        '',
+      ].join('\n'),
+    );
+    const loaded = await loadConfig(dir);
+    expect(loaded.file).toBe(file);
+    const error = await errorOf(Orange.create(loaded.config, { paths: new OrangePaths(join(dir, 'home')), configFile: loaded.file }));
+    expect(error).toMatchObject({
+      code: 'E_NOT_ALLOWED',
+      message: 'plugin strict failed in apply: strict refuses to start (orange.config.ts:3:9)',
+      details: { plugin: 'strict', reason: 'test' },
+    });
   });
 });
 

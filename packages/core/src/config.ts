@@ -1,4 +1,5 @@
-import { isAbsolute, relative, sep } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { isAbsolute, join, relative, sep } from 'node:path';
 import { z } from 'zod';
 import type { cosmiconfig as cosmiconfigFn } from 'cosmiconfig';
 import { loadJsonConfig, loadModuleConfig, loadYamlConfig, type SharedModules } from './config-loaders.js';
@@ -104,6 +105,32 @@ export const CONFIG_SEARCH_PLACES = [
   'orange.config.js',
   'orange.config.mjs',
 ];
+
+/**
+ * The config files in `dir` itself, in search order, without running any: the first is the one a
+ * search reaching `dir` loads. `package.json` counts only with an `orange` property, and an empty
+ * file not at all (the search passes over both).
+ */
+export async function configFilesIn(dir: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const place of CONFIG_SEARCH_PLACES) {
+    const file = join(dir, place);
+    const text = await readFile(file, 'utf8').catch(() => null);
+    if (text === null || text.trim() === '') continue;
+    if (place === 'package.json' && !hasOrangeProperty(text)) continue;
+    found.push(file);
+  }
+  return found;
+}
+
+function hasOrangeProperty(packageJson: string): boolean {
+  try {
+    const parsed = JSON.parse(packageJson) as unknown;
+    return typeof parsed === 'object' && parsed !== null && 'orange' in parsed;
+  } catch {
+    return false;
+  }
+}
 
 export interface LoadedConfig {
   readonly config: OrangeConfig;

@@ -94,7 +94,7 @@ export {
 } from './plugin.js';
 export { Orange, type OrangeOptions } from './orange.js';
 export { noopActions, pluginActions, workflowActions, type NoopActionsOptions } from './noop-actions.js';
-export { defineConfig, loadConfig, configSearchStart, parseConfig, ConfigSchema, CONFIG_SEARCH_PLACES, type OrangeConfig, type OrangeConfigInput, type LoadedConfig, type LoadConfigOptions } from './config.js';
+export { defineConfig, loadConfig, configSearchStart, configFilesIn, parseConfig, ConfigSchema, CONFIG_SEARCH_PLACES, type OrangeConfig, type OrangeConfigInput, type LoadedConfig, type LoadConfigOptions } from './config.js';
 export type { SharedModules } from './config-loaders.js';
 export { Logger, LOG_LEVELS, LOG_ROTATE_BYTES, type LogLevel, type LogRecord } from './log.js';
 export { OrangePaths } from './store/paths.js';

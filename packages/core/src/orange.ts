@@ -1,4 +1,5 @@
 import { parseConfig, type OrangeConfig } from './config.js';
+import { configThrowPlace } from './config-loaders.js';
 import { Engine } from './engine.js';
 import { isOrangeError, OrangeError } from './errors.js';
 import { builtinGates, type Gate } from './gates.js';
@@ -62,6 +63,10 @@ export class Orange {
   private readonly workflowInputs = new Map<string, WorkflowInput>();
   private readonly workflows = new Map<string, Workflow>();
   private readonly actionNames = new Set<string>();
+  /** The plugin whose `apply` is running, so what it registers can be traced to it. */
+  private applying: string | null = null;
+  /** Which plugin registered each workflow that a plugin registered. */
+  private readonly workflowPlugins = new Map<string, string | null>();
 
   private constructor(config: OrangeConfig, options: OrangeOptions) {
     this.hooks.actions.intercept({
@@ -101,12 +106,12 @@ export class Orange {
     const added = configured.filter((p) => !builtinNames.has(p.name));
     for (const plugin of [coreActions(), coreNotifications(), ...defaults, ...added]) {
       try {
+        orange.applying = plugin.name;
         await plugin.apply(orange);
       } catch (error) {
-        // isOrangeError: a plugin built against its own copy of @orange/core throws that copy's class.
-        if (isOrangeError(error)) throw error;
-        const reason = error instanceof Error ? error.message : String(error);
-        throw new OrangeError('E_CONFIG', `plugin ${plugin.name} failed to load: ${reason}`);
+        throw await applyError(plugin.name, error, orange.configFile);
+      } finally {
+        orange.applying = null;
       }
       orange.plugins.push(plugin.name);
     }
@@ -167,10 +172,19 @@ export class Orange {
     this.harnesses.set(harness.name, harness);
   }
 
-  /** Adds a named workflow (e.g. from a plugin). */
+  /** Adds a named workflow (e.g. from a plugin), remembering the plugin whose `apply` registers it. */
   registerWorkflow(workflow: WorkflowInput): void {
     this.workflowInputs.set(workflow.name, workflow);
+    this.workflowPlugins.set(workflow.name, this.applying);
     this.workflows.delete(workflow.name);
+  }
+
+  /**
+   * Who registered workflow `name` through `registerWorkflow`: `{ plugin }` with the plugin's name
+   * (null when it was registered outside any plugin's `apply`); null for a built-in or config workflow.
+   */
+  workflowRegistrant(name: string): { plugin: string | null } | null {
+    return this.workflowPlugins.has(name) ? { plugin: this.workflowPlugins.get(name) ?? null } : null;
   }
 
   get defaultWorkflowName(): string {
@@ -228,4 +242,18 @@ export class Orange {
 
 function isParsedConfig(config: unknown): config is OrangeConfig {
   return typeof config === 'object' && config !== null && Array.isArray((config as OrangeConfig).plugins) && typeof (config as OrangeConfig).pollIntervalMs === 'number';
+}
+
+/**
+ * A throw inside a plugin's `apply`, as one line naming the plugin and, when the stack runs through
+ * the config or a local file it imports, the place as written: `plugin veto failed in apply: no
+ * channel (plugins/veto.ts:12:5)`. An OrangeError keeps its code and details.
+ */
+async function applyError(plugin: string, error: unknown, configFile: string | null): Promise<OrangeError> {
+  const place = configFile ? await configThrowPlace(configFile, error) : null;
+  const at = place ? ` (${place})` : '';
+  // isOrangeError: a plugin built against its own copy of @orange/core throws that copy's class.
+  if (isOrangeError(error)) return new OrangeError(error.code, `plugin ${plugin} failed in apply: ${error.message}${at}`, { plugin, ...error.details });
+  const reason = error instanceof Error ? (error.name && error.name !== 'Error' ? `${error.name}: ${error.message}` : error.message) : String(error);
+  return new OrangeError('E_CONFIG', `plugin ${plugin} failed in apply: ${reason}${at}`, { plugin });
 }

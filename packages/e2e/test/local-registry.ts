@@ -27,9 +27,18 @@ export class LocalRegistry {
     readonly packed: readonly Packed[],
   ) {}
 
-  /** Packs `workspaces` (directories of the monorepo) and the closure of their dependencies into `dir`, then serves them. */
-  static async start(root: string, workspaces: readonly string[], dir: string): Promise<LocalRegistry> {
-    const thirdParty = dependencyClosure(workspaces.map((w) => join(root, w)));
+  /**
+   * Packs `workspaces` (directories of the monorepo), the third-party packages named in `extra`
+   * (as the monorepo has them installed, e.g. vitest for a team's own tests) and the closure of
+   * their dependencies into `dir`, then serves them.
+   */
+  static async start(root: string, workspaces: readonly string[], dir: string, extra: readonly string[] = []): Promise<LocalRegistry> {
+    const extraDirs = extra.map((name) => {
+      const at = locate(root, name);
+      if (at === null) throw new Error(`${name} is not installed in the monorepo`);
+      return realpathSync(at);
+    });
+    const thirdParty = [...new Set([...extraDirs, ...dependencyClosure([...workspaces.map((w) => join(root, w)), ...extraDirs])])];
     const packed = [...(await pack(root, workspaces.map((w) => join(root, w)), dir)), ...(await pack(root, thirdParty, dir))];
     const byName = new Map<string, Packed[]>();
     for (const p of packed) byName.set(p.name, [...(byName.get(p.name) ?? []), p]);

@@ -3,9 +3,13 @@
  * installed with `npm install` into a fresh repository in a temp directory (from a registry on
  * 127.0.0.1 serving the packed tarballs and their dependencies packed from the monorepo's
  * node_modules, so no network is needed), and a config that imports @orange/core, a built-in
- * plugin, zod and a local plugin file runs a task there with the installed `orange`.
+ * plugin, a notifier, zod and a local plugin file runs a task there with the installed `orange`;
+ * then that `orange` scaffolds a plugin whose own test passes with the vitest installed there,
+ * and its doctor reports the local plugin.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { readFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -13,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { ledgerStatus, OrangePaths, readHistory, TaskStore } from '@orange/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { entryFiles } from '../../../scripts/entry-files.mjs';
 import { LocalRegistry } from './local-registry.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -27,13 +32,17 @@ const GIT_ENV = { GIT_AUTHOR_NAME: 'Orange Test', GIT_AUTHOR_EMAIL: 'test@orange
 
 let dir: string;
 let registry: LocalRegistry;
+/** The team's repository, made by the install test and used by the ones after it. */
+let repo = '';
+const receivers: Receiver[] = [];
 let env: Record<string, string>;
 const socket = `orange-pack-${process.pid}`;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'orange-packages-'));
   await mkdir(join(dir, 'tarballs'));
-  registry = await LocalRegistry.start(root, PUBLISHED, join(dir, 'tarballs'));
+  // vitest too: the team runs the test `orange init --plugin` scaffolds.
+  registry = await LocalRegistry.start(root, PUBLISHED, join(dir, 'tarballs'), ['vitest']);
   const { TMUX: _t, TMUX_PANE: _p, ORANGE_TASK_ID: _i, ORANGE_PROJECT: _j, ORANGE_HOME: _h, ...inherited } = process.env;
   env = {
     ...(inherited as Record<string, string>),
@@ -53,6 +62,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await execa('tmux', ['-L', socket, 'kill-server'], { reject: false });
   await registry?.stop();
+  for (const receiver of receivers) await receiver.stop();
   if (dir) await rm(dir, { recursive: true, force: true, maxRetries: 5 });
 });
 
@@ -61,14 +71,19 @@ function explain(result: { exitCode?: number; stdout?: unknown; stderr?: unknown
 }
 
 describe('the packed packages', () => {
-  it('each carry dist, types, exports, a README and their dependencies; plugins take @orange/core as a peer', async () => {
+  it('each carry dist, types, exports, a README, the LICENSE, a repository and caret ranges; plugins take @orange/core as a peer', async () => {
+    const rootManifest = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as { repository?: { url?: string } };
+    const license = await readFile(join(root, 'LICENSE'), 'utf8');
     const problems: string[] = [];
     for (const workspace of PUBLISHED) {
       const manifest = JSON.parse(await readFile(join(root, workspace, 'package.json'), 'utf8')) as Record<string, unknown> & {
         name: string;
-        exports?: Record<string, { types?: string; import?: string }>;
+        exports?: Record<string, { types?: string; import?: string } | string>;
+        bin?: Record<string, string>;
         dependencies?: Record<string, string>;
         peerDependencies?: Record<string, string>;
+        repository?: { type?: string; url?: string; directory?: string };
+        scripts?: Record<string, string>;
       };
       const packed = registry.packed.find((p) => p.name === manifest.name);
       if (!packed) {
@@ -77,11 +92,26 @@ describe('the packed packages', () => {
       }
       const listing = await execa('tar', ['-tzf', packed.file]);
       const files = String(listing.stdout).split('\n').map((f) => f.replace(/^package\//, ''));
-      const need = ['package.json', 'README.md', 'dist/index.js', ...(workspace === 'packages/cli' ? ['bin/run.js', 'oclif.manifest.json', 'dist/main.cjs', 'dist/code-cache.js', 'agents/scripted-agent.mjs'] : ['dist/index.d.ts'])];
+      const cli = workspace === 'packages/cli';
+      const need = ['package.json', 'README.md', 'LICENSE', ...(cli ? ['bin/run.js', 'oclif.manifest.json', 'dist/main.cjs', 'dist/code-cache.js', 'agents/scripted-agent.mjs'] : ['dist/index.js', 'dist/index.d.ts'])];
       for (const file of need) if (!files.includes(file)) problems.push(`${manifest.name}: ${file} is not in the tarball`);
+      // Whatever package.json points at must be in the tarball: an entry nobody builds is a broken install.
+      for (const file of entryFiles(manifest)) if (!files.includes(file.replace(/^\.\//, ''))) problems.push(`${manifest.name}: ${file}, named in package.json, is not in the tarball`);
       if (files.some((f) => f.startsWith('src/') || f.endsWith('.test.ts'))) problems.push(`${manifest.name}: sources or tests are in the tarball`);
-      if (workspace !== 'packages/cli' && (manifest.exports?.['.']?.types !== './dist/index.d.ts' || manifest.exports['.'].import !== './dist/index.js')) {
-        problems.push(`${manifest.name}: exports "." must give types and import from dist`);
+      if (cli) {
+        if (manifest.bin?.orange !== './bin/run.js') problems.push(`${manifest.name}: bin "orange" must be ./bin/run.js`);
+      } else {
+        const main = manifest.exports?.['.'];
+        if (typeof main !== 'object' || main.types !== './dist/index.d.ts' || main.import !== './dist/index.js') problems.push(`${manifest.name}: exports "." must give types and import from dist`);
+      }
+      const text = await execa('tar', ['-xzOf', packed.file, 'package/LICENSE'], { reject: false });
+      if (files.includes('LICENSE') && String(text.stdout).trim() !== license.trim()) problems.push(`${manifest.name}: its LICENSE differs from the repository's`);
+      if (manifest.repository?.url !== rootManifest.repository?.url || manifest.repository?.directory !== workspace) {
+        problems.push(`${manifest.name}: repository must be { url: ${JSON.stringify(rootManifest.repository?.url)}, directory: "${workspace}" }`);
+      }
+      if (manifest.scripts?.prepack === undefined) problems.push(`${manifest.name}: no prepack build guard`);
+      for (const [name, range] of Object.entries(manifest.dependencies ?? {})) {
+        if (!name.startsWith('@orange/') && !range.startsWith('^')) problems.push(`${manifest.name}: dependency ${name} is pinned (${range}); give a caret range`);
       }
       if (PLUGINS.includes(workspace)) {
         if (manifest.peerDependencies?.['@orange/core'] === undefined) problems.push(`${manifest.name}: @orange/core is not a peer dependency`);
@@ -91,8 +121,8 @@ describe('the packed packages', () => {
     expect(problems).toEqual([]);
   });
 
-  it('install into a repository outside the monorepo, where a config with a local plugin loads and runs a task', async () => {
-    const repo = join(dir, 'team-repo');
+  it('install into a repository outside the monorepo, where a config with a local plugin and a notifier loads and runs a task', async () => {
+    repo = join(dir, 'team-repo');
     const origin = join(dir, 'origin.git');
     const git = (cwd: string, ...args: string[]) => execa('git', args, { cwd, env });
     await git(dir, 'init', '-q', '--bare', '-b', 'main', origin);
@@ -106,8 +136,8 @@ describe('the packed packages', () => {
     await git(repo, 'push', '-q', '-u', 'origin', 'main');
     await git(repo, 'remote', 'set-head', 'origin', 'main');
 
-    // As the docs tell a team: the CLI, and core, a plugin and zod for types and tests.
-    const install = await execa('npm', ['install', '--ignore-scripts', '-D', '@orange/cli', '@orange/core', '@orange/harness-command', 'zod'], { cwd: repo, env, reject: false });
+    // As the docs tell a team: the CLI, and core, a plugin, zod and vitest for types and tests.
+    const install = await execa('npm', ['install', '--ignore-scripts', '-D', '@orange/cli', '@orange/core', '@orange/harness-command', 'zod', 'vitest'], { cwd: repo, env, reject: false });
     expect(install.exitCode, explain(install)).toBe(0);
     const installed = await readdir(join(repo, 'node_modules', '@orange'));
     // The dashboard comes with the CLI (loaded only by `orange dash`: ink cannot be in its bundle).
@@ -142,23 +172,29 @@ export function audit(options: z.input<typeof Options>): OrangePlugin {
 `,
     );
     const agent = join(repo, 'node_modules', '@orange', 'cli', 'agents', 'scripted-agent.mjs');
+    // The Slack notifier is not installed here: the CLI hands over its own copy.
+    const slackHook = await Receiver.start();
+    receivers.push(slackHook);
     await writeFile(
       join(repo, 'orange.config.ts'),
       `import { defineConfig } from '@orange/core';
 import { command } from '@orange/harness-command';
+import { slack } from '@orange/notifier-slack';
 import { audit } from './plugins/audit.js';
 
 export default defineConfig({
   plugins: [
     command({ name: 'scripted', worker: [${JSON.stringify(process.execPath)}, ${JSON.stringify(agent)}] }),
     audit({ file: ${JSON.stringify(join(dir, 'audit.log'))} }),
+    slack({ url: ${JSON.stringify(slackHook.url)}, retries: 0 }),
   ],
   harness: 'scripted',
   logLevel: 'debug',
+  notifications: { routes: { action: ['slack'] } },
 });
 `,
     );
-    const orange = (...args: string[]) => execa(join(repo, 'node_modules', '.bin', 'orange'), args, { cwd: repo, env, reject: false, timeout: 60_000 });
+    const orange = installedOrange(repo);
     const added = await orange('project', 'add', '--name', 'team');
     expect(added.exitCode, explain(added)).toBe(0);
     const created = await orange('task', 'create', 'feature/greeting', 'Add a greeting', '--json');
@@ -188,6 +224,10 @@ export default defineConfig({
       `${id} working -> agent-review`,
       `${id} agent-review -> reviewing`,
     ]);
+    // reviewing is an `action` notification: the notifier the config imported delivered it.
+    const postDeadline = Date.now() + 10_000;
+    while (!slackHook.bodies.some((b) => b.includes('Ready for review')) && Date.now() < postDeadline) await new Promise((r) => setTimeout(r, 100));
+    expect(slackHook.bodies.join('\n'), `orange.log:\n${log.slice(-4000)}`).toContain('Ready for review');
     await orange('task', 'cancel', id, '--yes');
     await execa('tmux', ['-L', socket, 'kill-server'], { reject: false });
     // The agent wrappers and the exit reports they start carry `--task <id>`; the sandbox goes after them.
@@ -196,4 +236,66 @@ export default defineConfig({
       await new Promise((r) => setTimeout(r, 100));
     }
   });
+
+  it('from there, the installed orange scaffolds a plugin whose own test passes with the installed vitest, and its doctor reports the local plugin', async () => {
+    expect(repo, 'the previous test made the team repository').toBeTruthy();
+    const orange = installedOrange(repo);
+    const init = await orange('init', '--no-register', '--plugin', 'notify-team', '--json');
+    expect(init.exitCode, explain(init)).toBe(0);
+    expect(JSON.parse(String(init.stdout))).toMatchObject({ files: ['plugins/notify-team.ts', 'plugins/notify-team.test.ts'], next: expect.stringContaining('orange.config.ts') });
+    const vitest = await execa(join(repo, 'node_modules', '.bin', 'vitest'), ['run', 'plugins/notify-team.test.ts'], { cwd: repo, env: { ...env, CI: '1' }, reject: false, timeout: 60_000 });
+    expect(vitest.exitCode, explain(vitest)).toBe(0);
+    expect(String(vitest.stdout)).toMatch(/3 passed/);
+
+    const doctor = await orange('doctor', '--json');
+    const report = JSON.parse(String(doctor.stdout)) as {
+      plugins: { name: string; from: string }[];
+      versions: { installed: { name: string; ok: boolean }[] };
+      problems: string[];
+    };
+    expect(report.plugins.find((p) => p.name === 'audit')?.from, explain(doctor)).toMatch(/^plugins\/audit\.ts:\d+$/);
+    expect(report.plugins.find((p) => p.name === 'slack')?.from).toBe('built-in, options from orange.config.ts');
+    expect(report.versions.installed.map((c) => [c.name, c.ok])).toEqual([
+      ['@orange/core', true],
+      ['@orange/harness-command', true],
+      ['zod', true],
+    ]);
+    expect(report.problems, explain(doctor)).toEqual([]);
+    expect(doctor.exitCode).toBe(0);
+  });
 });
+
+/** The `orange` the team installed, run in `cwd`. */
+function installedOrange(cwd: string) {
+  return (...args: string[]) => execa(join(cwd, 'node_modules', '.bin', 'orange'), args, { cwd, env, reject: false, timeout: 60_000 });
+}
+
+/** An HTTP endpoint on 127.0.0.1 that keeps every request body (a Slack incoming webhook's stand-in). */
+class Receiver {
+  readonly bodies: string[] = [];
+  private constructor(
+    private readonly server: Server,
+    readonly url: string,
+  ) {}
+
+  static async start(): Promise<Receiver> {
+    let receiver: Receiver | undefined;
+    const server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        receiver?.bodies.push(Buffer.concat(chunks).toString('utf8'));
+        response.writeHead(200).end('ok');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    receiver = new Receiver(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`);
+    return receiver;
+  }
+
+  async stop(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
+

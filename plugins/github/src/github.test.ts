@@ -18,23 +18,76 @@ const originMain = (f: Fixture) => f.git(f.origin, 'rev-parse', 'main');
 const PR = 'https://github.com/acme/demo/pull/7';
 
 describe('delete_remote_branch', () => {
-  it('deletes the task branch on origin when the task is done, and a second delete is a no-op', async () => {
+  const options = (f: Fixture, merged = false) => ({ defaultBranch: f.project.default_branch, pullRequestMerged: async () => merged });
+  const attentionOf = async (f: Fixture, id: string) => (await f.orange.store.read('demo', id)).meta.attention;
+
+  it('deletes the branch on origin once merge --local put it into origin/main, and a second delete is a no-op', async () => {
     fx = await gitFixture();
     const task = await fx.task('feat/gone');
     await fx.git(task.meta.workspace!, 'push', '--quiet', 'origin', 'feat/gone');
-    expect(await remoteHas(fx, 'feat/gone')).toBe(true);
+    await scmOf(fx).merge(task, fx.project, { strategy: 'merge', local: true });
     const done = await fx.orange.engine.transition({ project: 'demo', id: task.meta.id }, 'done');
     expect(done.task.meta.attention).toBeNull();
     expect(await remoteHas(fx, 'feat/gone')).toBe(false);
     const log = new Logger(join(fx.root, 'log'));
-    expect(await deleteRemoteBranch(new Git('git'), fx.repo, 'origin', 'feat/gone', log)).toBe('already-gone');
+    expect(await deleteRemoteBranch(new Git('git'), fx.repo, 'origin', 'feat/gone', log, options(fx))).toBe('already-gone');
+  });
+
+  it('keeps a branch whose merge never happened: the hook fails with one sentence, the task is flagged, nothing is deleted', async () => {
+    fx = await gitFixture();
+    const task = await fx.task('feat/unmerged');
+    await fx.git(task.meta.workspace!, 'push', '--quiet', 'origin', 'feat/unmerged');
+    const tip = await fx.git(fx.origin, 'rev-parse', 'feat/unmerged');
+    // As after an autonomous workflow's failed merge: origin/main moved on without the branch.
+    await fx.advanceOrigin();
+    await fx.ghResponds({ 'pr view': { stderr: 'no pull requests found for branch "feat/unmerged"', code: 1 } });
+    const done = await fx.orange.engine.transition({ project: 'demo', id: task.meta.id }, 'done');
+    expect(done.task.meta.status).toBe('done');
+    expect(await attentionOf(fx, task.meta.id)).toMatch(/delete_remote_branch/);
+    expect(await fx.git(fx.origin, 'rev-parse', 'feat/unmerged')).toBe(tip);
+    const failed = (await fx.orange.store.history('demo', task.meta.id)).find((e) => e.type === 'hook.failed');
+    expect(failed).toMatchObject({
+      hook: 'delete_remote_branch',
+      error: `not deleting origin/feat/unmerged: its commits (${tip.slice(0, 7)}) are in neither origin/main nor main and no merged pull request is known, so they would be lost; merge the branch, or delete it yourself: git push origin --delete feat/unmerged`,
+    });
+  });
+
+  it('deletes a branch whose pull request is merged although its commits are not in main (a squash merge)', async () => {
+    fx = await gitFixture();
+    const task = await fx.task('feat/squashed', { pr_url: PR });
+    await fx.git(task.meta.workspace!, 'push', '--quiet', 'origin', 'feat/squashed');
+    await fx.advanceOrigin();
+    await fx.ghResponds({ 'pr view': { stdout: JSON.stringify({ state: 'MERGED', url: PR }) } });
+    const done = await fx.orange.engine.transition({ project: 'demo', id: task.meta.id }, 'done');
+    expect(done.task.meta.attention).toBeNull();
+    expect(await remoteHas(fx, 'feat/squashed')).toBe(false);
+    expect(await fx.ghCalls()).toEqual([['pr', 'view', PR, '--json', 'state,url']]);
+  });
+
+  it('deletes a branch contained in the local default branch, and asks gh nothing when the tip is contained', async () => {
+    fx = await gitFixture();
+    const task = await fx.task('feat/local-main');
+    await fx.git(task.meta.workspace!, 'push', '--quiet', 'origin', 'feat/local-main');
+    await fx.git(fx.repo, 'merge', '--quiet', '--ff-only', 'feat/local-main');
+    const log = new Logger(join(fx.root, 'log'));
+    const asked: string[] = [];
+    const result = await deleteRemoteBranch(new Git('git'), fx.repo, 'origin', 'feat/local-main', log, {
+      defaultBranch: 'main',
+      pullRequestMerged: async () => {
+        asked.push('pr');
+        return false;
+      },
+    });
+    expect(result).toBe('deleted');
+    expect(asked).toEqual([]);
+    expect(await remoteHas(fx, 'feat/local-main')).toBe(false);
   });
 
   it('skips a repository that has no such remote', async () => {
     fx = await gitFixture();
     await fx.git(fx.repo, 'remote', 'rename', 'origin', 'upstream');
     const log = new Logger(join(fx.root, 'log'));
-    expect(await deleteRemoteBranch(new Git('git'), fx.repo, 'origin', 'feat/x', log)).toBe('no-remote');
+    expect(await deleteRemoteBranch(new Git('git'), fx.repo, 'origin', 'feat/x', log, options(fx))).toBe('no-remote');
   });
 });
 

@@ -34,7 +34,10 @@ export function github(options: GithubOptions = {}): OrangePlugin {
       orange.provide('tracker', new GithubIssues(scm.gh));
       orange.hooks.actions.for('delete_remote_branch').tapPromise('github', async (ctx) => {
         const project = await ctx.orange.projects.get(ctx.task.meta.project);
-        await deleteRemoteBranch(scm.git, scm.repoDir(ctx.task, project), parsed.remote, ctx.task.meta.branch, ctx.log.child('github'));
+        await deleteRemoteBranch(scm.git, scm.repoDir(ctx.task, project), parsed.remote, ctx.task.meta.branch, ctx.log.child('github'), {
+          defaultBranch: project.default_branch,
+          pullRequestMerged: async () => (await scm.pullRequestState(ctx.task, project)) === 'merged',
+        });
       });
     },
   });

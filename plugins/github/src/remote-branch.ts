@@ -3,24 +3,70 @@ import { lastLine, type Git } from './git.js';
 
 export type RemoteBranchDeletion = 'deleted' | 'already-gone' | 'no-remote';
 
+export interface RemoteBranchDeletionOptions {
+  /** The project's default branch: the branch's tip must be in `<remote>/<default>` or the local `<default>`. */
+  readonly defaultBranch: string;
+  /**
+   * Whether the task's pull request is known to be merged: a squash or rebase merge leaves the
+   * branch's own commits outside the default branch. Asked only when the tip is not contained.
+   */
+  readonly pullRequestMerged: () => Promise<boolean>;
+}
+
 /**
- * Deletes `branch` on `remote` from the repository at `dir`. Idempotent: a branch that is
- * already gone is success; a repository without that remote is logged and skipped.
+ * Deletes `branch` on `remote` from the repository at `dir`, but only when nothing would be lost:
+ * its tip is contained in `<remote>/<default>` or the local default branch, or its pull request
+ * is merged. Otherwise (a merge that failed or never ran) it refuses with E_SCM and deletes
+ * nothing. The deletion is leased to the tip that was checked, so a push made meanwhile is not
+ * deleted either. Idempotent: a branch already gone is success; a repository without that remote
+ * is logged and skipped.
  */
-export async function deleteRemoteBranch(git: Git, dir: string, remote: string, branch: string, log: Logger): Promise<RemoteBranchDeletion> {
+export async function deleteRemoteBranch(
+  git: Git,
+  dir: string,
+  remote: string,
+  branch: string,
+  log: Logger,
+  options: RemoteBranchDeletionOptions,
+): Promise<RemoteBranchDeletion> {
   if (!(await git.try(dir, ['remote', 'get-url', remote])).ok) {
     log.info('no such remote; remote branch not deleted', { dir, remote, branch });
     return 'no-remote';
   }
-  const result = await git.try(dir, ['push', remote, '--delete', branch]);
+  const listed = await git.run(dir, ['ls-remote', '--heads', remote, `refs/heads/${branch}`], `reading ${remote}/${branch}`);
+  // ls-remote matches patterns by their tail: keep only the exact ref.
+  const tip = listed.split('\n').map((line) => line.split('\t')).find(([, ref]) => ref === `refs/heads/${branch}`)?.[0] ?? '';
+  if (tip === '') return alreadyGone(git, dir, remote, branch);
+  // Brings the tip (pushed from elsewhere, perhaps) and the remote default branch up to date.
+  await git.run(dir, ['fetch', '--quiet', remote], `fetching ${remote}`);
+  const target = options.defaultBranch;
+  const contained = (await isAncestor(git, dir, tip, `refs/remotes/${remote}/${target}`)) || (await isAncestor(git, dir, tip, `refs/heads/${target}`));
+  if (!contained && !(await options.pullRequestMerged().catch(() => false))) {
+    throw new OrangeError(
+      'E_SCM',
+      `not deleting ${remote}/${branch}: its commits (${tip.slice(0, 7)}) are in neither ${remote}/${target} nor ${target} and no merged pull request is known, so they would be lost; merge the branch, or delete it yourself: git push ${remote} --delete ${branch}`,
+      { remote, branch, tip },
+    );
+  }
+  const result = await git.try(dir, ['push', `--force-with-lease=refs/heads/${branch}:${tip}`, remote, '--delete', branch]);
   if (result.ok) {
-    log.info('remote branch deleted', { remote, branch });
+    log.info('remote branch deleted', { remote, branch, tip });
     return 'deleted';
   }
-  if (/remote ref does not exist/i.test(result.stderr)) {
-    // Someone (a merged PR's "delete branch" button, an earlier run) got there first.
-    await git.try(dir, ['branch', '--delete', '--remotes', `${remote}/${branch}`]);
-    return 'already-gone';
+  if (/remote ref does not exist/i.test(result.stderr)) return alreadyGone(git, dir, remote, branch);
+  if (/stale info/i.test(result.stderr)) {
+    throw new OrangeError('E_SCM', `not deleting ${remote}/${branch}: it moved past ${tip.slice(0, 7)} while it was being checked; run the deletion again once its commits are merged`, { remote, branch, tip });
   }
   throw new OrangeError('E_SCM', `deleting ${remote}/${branch} failed: ${lastLine(result.stderr)}`);
+}
+
+/** Someone (a merged PR's "delete branch" button, an earlier run) got there first. */
+async function alreadyGone(git: Git, dir: string, remote: string, branch: string): Promise<'already-gone'> {
+  await git.try(dir, ['branch', '--delete', '--remotes', `${remote}/${branch}`]);
+  return 'already-gone';
+}
+
+/** True when commit `tip` is reachable from `ref` (false too when `ref` does not exist). */
+async function isAncestor(git: Git, dir: string, tip: string, ref: string): Promise<boolean> {
+  return (await git.try(dir, ['merge-base', '--is-ancestor', tip, ref])).ok;
 }

@@ -1,3 +1,4 @@
+import { dirname, relative } from 'node:path';
 import { inlineText, isOrangeError } from '@orange/core';
 import { OrangeCommand } from '../base-command.js';
 import { EXIT_REFUSED, writeError } from '../error-output.js';
@@ -7,8 +8,10 @@ export default class Doctor extends OrangeCommand {
   static override description = [
     'Lists every plugin, gate, action, harness (installed or not, with its version) and workflow with',
     'the file that provides it; validates every workflow (guards on undeclared fields too); checks that',
-    'harness and reviewHarness are installed, that git, tmux and gh are there, and ORANGE_HOME. Each',
-    'problem is one line on stderr.',
+    'harness and reviewHarness are installed, that git, tmux and gh are there, and ORANGE_HOME. Prints',
+    "the CLI's version, the @orange/core and zod it bundles, and the copies of @orange/* and zod the",
+    'repository installed (a major or minor version apart from the CLI is a problem). Each problem is',
+    'one line on stderr.',
   ].join('\n');
   static override examples = ['<%= config.bin %> doctor', '<%= config.bin %> doctor --json'];
 
@@ -26,21 +29,29 @@ export default class Doctor extends OrangeCommand {
       return;
     }
     const [{ diagnose }, { defaultPlugins }] = await Promise.all([import('../doctor.js'), import('../default-plugins.js')]);
-    const report = await diagnose(orange, defaultPlugins());
+    const report = await diagnose(orange, defaultPlugins(), this.config.version);
     this.emit(report, () => {
       const rows = (title: string, entries: string[][]) => {
         this.log(title);
         const widths = entries.reduce<number[]>((w, row) => row.map((cell, i) => Math.max(w[i] ?? 0, cell.length)), []);
         for (const row of entries) this.log(`  ${row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  ')}`.trimEnd());
       };
+      const { cli, bundled } = report.versions;
+      const carried = ['@orange/core', 'zod'].filter((name) => bundled[name] !== undefined).map((name) => `${name} ${bundled[name]}`);
+      this.log(`orange      ${cli}${carried.length > 0 ? ` (bundles ${carried.join(', ')})` : ''}`);
       this.log(`config      ${report.config ?? 'none (the built-in default)'}`);
       this.log(`ORANGE_HOME ${report.home.path}${report.home.mode ? ` (mode ${report.home.mode}${report.home.writable ? ', writable' : ', NOT writable'})` : ' (not created yet)'}`);
       rows('plugins', report.plugins.map((p) => [p.name, p.from]));
       rows('gates', report.gates.map((g) => [g.name, g.from]));
       rows('actions', report.actions.map((a) => [a.name, a.plugins.join(', '), [...new Set(a.from)].join(', ')]));
       rows('harnesses', report.harnesses.map((h) => [h.name, h.installed ? `installed${h.version ? ` ${h.version}` : ''}` : 'not installed', h.from]));
-      rows('workflows', report.workflows.map((w) => [w.name, w.ok ? 'valid' : 'INVALID', w.from]));
+      rows('workflows', report.workflows.map((w) => [w.name, w.ok ? 'valid' : 'INVALID', w.plugin === null ? w.from : `plugin ${w.plugin}, ${w.from}`]));
       rows('tools', report.tools.map((t) => [t.name, t.version ?? 'not installed']));
+      const { installed } = report.versions;
+      if (installed.length > 0) {
+        const base = report.config ? dirname(report.config) : process.cwd();
+        rows("installed (as resolved from the config's folder)", installed.map((c) => [c.name, c.version, relative(base, c.path), c.ok ? '' : `MISMATCH: orange uses ${c.expected}`]));
+      }
       for (const note of report.notes) this.log(`note: ${inlineText(note)}`);
       this.log(report.problems.length === 0 ? 'no problems found' : `${report.problems.length} problem${report.problems.length === 1 ? '' : 's'}`);
     });

@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import * as Flags from '@oclif/core/flags';
-import { inlineText, OrangeError, OrangePaths, writeFileAtomic, type Orange, type Project } from '@orange/core';
+import { CONFIG_SEARCH_PLACES, configFilesIn, inlineText, OrangeError, OrangePaths, writeFileAtomic, type Orange, type Project } from '@orange/core';
 import { OrangeCommand } from '../base-command.js';
 import { inspectRepository } from '../repository.js';
 
@@ -12,7 +12,11 @@ export default class Init extends OrangeCommand {
   static override description = [
     'The config names the harness found installed (claude, codex, …). It then offers to register the',
     'repository as a project: --register / --no-register answer without asking; without a terminal',
-    'it is not registered. Existing files are never overwritten without --force.',
+    'it is not registered. Existing files are never overwritten without --force. With --plugin, a',
+    'config is written only where there is none (--force then overwrites the plugin files only).',
+    'Refuses to write orange.config.ts where another config file (package.json#orange, .orangerc*,',
+    'orange.config.js, …) is in the repository root, and even with --force where that file would',
+    'still be the one loaded.',
   ].join('\n');
   static override examples = [
     '<%= config.bin %> init',
@@ -23,7 +27,7 @@ export default class Init extends OrangeCommand {
     harness: Flags.string({ description: 'Harness to write into the config (default: the first installed one).' }),
     register: Flags.boolean({ description: 'Register the repository as a project (--no-register: do not; default: ask on a terminal).', allowNo: true }),
     plugin: Flags.string({ description: 'Also scaffold plugins/NAME.ts and plugins/NAME.test.ts (kebab-case NAME).' }),
-    force: Flags.boolean({ description: 'Overwrite files that exist.', default: false }),
+    force: Flags.boolean({ description: 'Overwrite files that exist (with --plugin: the plugin files, never the config).', default: false }),
   };
 
   async run(): Promise<void> {
@@ -42,7 +46,10 @@ export default class Init extends OrangeCommand {
     const harness = flags.harness ?? harnesses.find((h) => h.installed)?.name ?? null;
 
     const configFile = join(repo.path, 'orange.config.ts');
-    const writeConfig = flags.force || !existsSync(configFile) || flags.plugin === undefined;
+    const present = await configFilesIn(repo.path);
+    // With --plugin a config is written only where there is none: an existing one is the team's own.
+    const writeConfig = flags.plugin === undefined || present.length === 0;
+    if (writeConfig) refuseShadowedConfig(repo.path, present, flags.force);
     const files: Array<{ path: string; text: string }> = [];
     if (writeConfig) files.push({ path: configFile, text: configText({ harness, harnesses, plugin: flags.plugin }) });
     if (flags.plugin !== undefined) {
@@ -67,7 +74,7 @@ export default class Init extends OrangeCommand {
       : null;
     if (added) orange.log.info('project added', { project: added.name, path: added.path });
 
-    const pluginHint = flags.plugin !== undefined && !writeConfig ? `import { ${factoryName(flags.plugin)} } from './plugins/${flags.plugin}.js' and add ${factoryName(flags.plugin)}() to plugins in orange.config.ts` : null;
+    const pluginHint = flags.plugin !== undefined && !writeConfig ? wiringHint(relative(repo.path, present[0] as string), flags.plugin, factoryName(flags.plugin)) : null;
     this.emit({ files: written, harness, project: added ?? project, registered: added !== null, ...(pluginHint ? { next: pluginHint } : {}) }, () => {
       for (const file of written) this.log(`wrote ${file}`);
       this.log(harness ? `harness: ${harness}` : `no agent CLI is installed (${harnesses.map((h) => h.name).join(', ')}); install one and set harness in orange.config.ts`);
@@ -79,6 +86,42 @@ export default class Init extends OrangeCommand {
       this.log('check it with: orange doctor');
     });
   }
+}
+
+/**
+ * Refuses to write an orange.config.ts that would not be the config Orange loads, or would sit
+ * beside another one: `present` are the repository root's config files in search order. A file
+ * found before orange.config.ts (package.json#orange, .orangerc*) wins even over a new one, so it is
+ * refused with --force too; one found after it (orange.config.js, …) would be left unused, so
+ * only --force writes past it.
+ */
+function refuseShadowedConfig(root: string, present: readonly string[], force: boolean): void {
+  const target = CONFIG_SEARCH_PLACES.indexOf('orange.config.ts');
+  const rank = (file: string) => CONFIG_SEARCH_PLACES.indexOf(basename(file));
+  const name = (file: string) => (basename(file) === 'package.json' ? 'package.json ("orange" property)' : basename(file));
+  const winner = present.find((file) => rank(file) < target);
+  if (winner !== undefined) {
+    throw new OrangeError(
+      'E_NOT_ALLOWED',
+      `${name(winner)} configures Orange in ${root} and is loaded before orange.config.ts, so a new orange.config.ts would be ignored; edit ${name(winner)}, or move its settings out of it and run orange init again`,
+      { file: winner },
+    );
+  }
+  const others = present.filter((file) => rank(file) > target);
+  if (others.length > 0 && !force) {
+    throw new OrangeError(
+      'E_NOT_ALLOWED',
+      `${others.map(name).join(', ')} already configure${others.length === 1 ? 's' : ''} Orange in ${root}; edit it, or pass --force to write orange.config.ts, which is loaded before it and leaves it unused`,
+      { file: others[0] },
+    );
+  }
+}
+
+/** What to do with a scaffolded plugin when the repository already has a config (`config`, relative to the root). */
+function wiringHint(config: string, plugin: string, factory: string): string {
+  const add = `import { ${factory} } from './plugins/${plugin}.js' and add ${factory}() to plugins in`;
+  // JSON and YAML configs hold settings only: plugins are values, made in code.
+  return /\.(ts|mts|js|mjs)$/.test(config) ? `${add} ${config}` : `${config} cannot list plugins (only a .ts or .js config can): move its settings into orange.config.ts, ${add} it`;
 }
 
 /** Orange with the built-in plugins only (for the harnesses and the project store). */

@@ -73,7 +73,8 @@ Branch: {branch}
 Instructions:
 1. Read TASK.md for requirements (## Context, ## Notes)
 2. Implement, test, commit
-3. When done, write ## Handoff to TASK.md:
+3. When done, write ## Handoff with: orange task section set Handoff --file -
+   (the text on stdin; or --text "..."):
    DONE: what you completed
    REMAINING: what's left (if any)
    DECISIONS: choices you made and why
@@ -95,7 +96,7 @@ Review round: {review_round}
 Instructions:
 1. Read ## Review in TASK.md — it contains specific feedback
 2. Fix each issue raised
-3. Update ## Handoff with what you changed
+3. Update ## Handoff with what you changed: orange task section set Handoff --file -
 4. Run: orange task update --status agent-review
 
 Rules:
@@ -114,7 +115,7 @@ Instructions:
 1. Read TASK.md for requirements (summary, ## Context)
 2. Read ## Handoff for what was done and any uncertainties
 3. Review: git diff origin/HEAD...HEAD
-4. Write ## Review to TASK.md:
+4. Write ## Review with: orange task section set Review --file -   (text on stdin):
    - Start with verdict: PASS or FAIL
    - List specific issues (if FAIL)
    - Note what was done well
@@ -133,12 +134,13 @@ Rules:
 Task: {summary}
 Branch: {branch}
 
-The task requirements are unclear. Write ## Questions to TASK.md with
-2-3 specific questions, then wait for the user to attach and discuss.
+The task requirements are unclear. Write ## Questions with 2-3 specific
+questions (orange task section set Questions --file -, the text on stdin),
+then wait for the user to attach and discuss.
 
 After discussion:
 1. Update task summary: orange task update --summary "..."
-2. Document approach in ## Notes
+2. Document approach in ## Notes: orange task section set Notes --file -
 3. Resume: orange task update --status working
 `,
     stuck: `You are resuming a stuck task.
@@ -153,7 +155,7 @@ Read ## Review and ## Handoff for context on what went wrong.
 Instructions:
 1. Read TASK.md thoroughly
 2. Address the issues that caused stuck state
-3. Write ## Handoff with what you changed
+3. Write ## Handoff with what you changed: orange task section set Handoff --file -
 4. Run: orange task update --status agent-review
 `,
   },

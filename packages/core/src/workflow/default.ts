@@ -85,14 +85,17 @@ Branch: {branch}
 Phase 1 — Plan:
 1. Read TASK.md — summary in frontmatter, context in body
 2. If branch is orange-tasks/<id>, rename it and run: orange task update --branch
-3. If requirements unclear: add ## Questions, set --status clarification, wait
-4. Write ## Plan to TASK.md (APPROACH + TOUCHING, optional RISKS)
+3. If requirements unclear: add ## Questions (orange task section set Questions --file -),
+   set --status clarification, wait
+4. Write ## Plan (APPROACH + TOUCHING, optional RISKS) with:
+   orange task section set Plan --file -   (the text on stdin; or --text "...")
 5. orange task update --status working
 
 Phase 2 — Implement:
 6. Read project rules (AGENTS.md, etc.)
 7. Implement according to ## Plan, test, commit
-8. Write ## Handoff (at least one of DONE/REMAINING/DECISIONS/UNCERTAIN)
+8. Write ## Handoff (at least one of DONE/REMAINING/DECISIONS/UNCERTAIN):
+   orange task section set Handoff --file -
 9. orange task update --status agent-review
 
 After setting agent-review, WAIT. A reviewer will evaluate your work in a
@@ -115,14 +118,15 @@ Review round: {review_round}
 Read TASK.md — check ## Plan, ## Handoff, and ## Review for previous progress.
 
 If status is planning:
-  1. Write ## Plan if not yet written
+  1. Write ## Plan if not yet written: orange task section set Plan --file -
+     (the text on stdin; or --text "...")
   2. orange task update --status working
   3. Continue to implementation
 
 If status is working:
   1. Check ## Review — if present, fix issues from review feedback first
   2. Pick up where last session left off
-  3. Write updated ## Handoff
+  3. Write updated ## Handoff: orange task section set Handoff --file -
   4. orange task update --status agent-review
 
 After setting agent-review, WAIT for reviewer notification.
@@ -139,7 +143,7 @@ Review round: {review_round} of 2
 1. Read TASK.md for requirements, ## Plan for approach, ## Handoff for state
 2. Review diff: git diff origin/HEAD...HEAD
 3. Check UNCERTAIN items for correctness risks
-4. Write ## Review to TASK.md:
+4. Write ## Review with: orange task section set Review --file -   (text on stdin)
    - First line must be: "Verdict: PASS" or "Verdict: FAIL"
    - Then detailed, actionable feedback
 5. Set status:
@@ -155,13 +159,14 @@ The command rejects if ## Review is missing or has no verdict line.
 Project: {project}
 Branch: {branch}
 
-Requirements unclear. Write ## Questions to TASK.md with 2-3 specific questions.
+Requirements unclear. Write ## Questions with 2-3 specific questions:
+orange task section set Questions --file -   (text on stdin; or --text "...")
 Run: orange task update --status clarification
 Wait for user to attach and discuss.
 
 After discussion:
 1. orange task update --summary "..."
-2. Write ## Plan (APPROACH + TOUCHING)
+2. Write ## Plan (APPROACH + TOUCHING): orange task section set Plan --file -
 3. orange task update --status planning
 4. orange task update --status working
 `,

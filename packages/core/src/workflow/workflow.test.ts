@@ -306,6 +306,17 @@ describe('prompts', () => {
     );
   });
 
+  it.each([
+    ['default', defaultWorkflow],
+    ['classic', classicWorkflow],
+  ])('the %s workflow tells agents to write each section with orange task section set, not by editing TASK.md', (_name, workflow) => {
+    for (const [prompt, text] of Object.entries(workflow.prompts)) {
+      const written = [...text.matchAll(/\b(?:write|update|add|document[^#\n]*in)\s+## (\w+)/gi)].map((m) => m[1]);
+      for (const section of written) expect(text, `prompt ${prompt} asks for ## ${section}`).toContain(`orange task section set ${section}`);
+      expect(text, `prompt ${prompt}`).not.toMatch(/(?:write|update)[^\n]*to TASK\.md/i);
+    }
+  });
+
   it('picks the first prompt whose guard holds (classic: worker_fix after a review)', () => {
     const classic = Workflow.load(classicWorkflow);
     const ref = classic.state('working')?.prompt;

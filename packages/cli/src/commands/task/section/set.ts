@@ -10,7 +10,7 @@ import { readStdin } from '../../../stdin.js';
 export default class TaskSectionSet extends OrangeCommand {
   static override summary = "Replace one ## section of a task's TASK.md (Plan, Handoff, Review, …) under the task lock.";
   static override description = [
-    'The text comes from --text, from --file, or from standard input with "-". The section is',
+    'The text comes from --text, from --file, or from standard input with "-" (or --file -). The section is',
     'replaced (or appended when missing); every other byte of TASK.md is kept, the frontmatter too.',
     'The text may not hold its own level-2 heading (## …): use ### inside a section.',
   ].join('\n');
@@ -27,7 +27,7 @@ export default class TaskSectionSet extends OrangeCommand {
     project: projectFlag,
     task: Flags.string({ description: "Task id (default: the task whose worktree you are in)." }),
     text: Flags.string({ description: 'The section text.' }),
-    file: Flags.string({ description: 'Read the section text from this file.' }),
+    file: Flags.string({ description: 'Read the section text from this file ("-": standard input).' }),
   };
 
   async run(): Promise<void> {
@@ -37,7 +37,8 @@ export default class TaskSectionSet extends OrangeCommand {
     }
     const sources = [flags.text !== undefined, flags.file !== undefined, args.source === '-'].filter(Boolean).length;
     if (sources !== 1) throw new OrangeError('E_USAGE', 'give the section text once: --text TEXT, --file FILE or - (standard input)');
-    const content = flags.text ?? (flags.file !== undefined ? await readText(flags.file) : await readStdin());
+    // `--file -` is standard input too, as agents (and most tools) expect.
+    const content = flags.text ?? (flags.file !== undefined && flags.file !== '-' ? await readText(flags.file) : await readStdin());
     const orange = await this.orange();
     const ref = await resolveTaskRef(orange, flags.task, flags.project);
     const task = await orange.engine.writeSection(ref, args.name, content);
