@@ -17,10 +17,11 @@ export async function pipelineConfigNotes(orange: Orange): Promise<string[]> {
     const tiers = tiersFor(settings, harness.name, harness.headless.tiers);
     const reached = tiersReached(settings, tiers.length);
     if (reached < tiers.length) {
-      const out = tiers.slice(reached).join(', ');
+      const out = tiers.slice(reached);
       const top = tiers.length - 1;
+      const reach = out.length === 1 ? `breaker ${breakerToReach(settings, top)} reaches it` : `breaker ${breakerToReach(settings, reached)} reaches ${tiers[reached]}, breaker ${breakerToReach(settings, top)} reaches ${tiers[top]}`;
       notes.push(
-        `pipeline: with attempts ${settings.attempts} and breaker ${settings.breaker}, a ${harness.name} task that keeps failing from tier ${tiers[0]} ends failed before it reaches ${out}; breaker ${breakerToReach(settings, reached)} reaches ${tiers[reached]}, breaker ${breakerToReach(settings, top)} reaches ${tiers[top]} (docs/workflows.md, departure 4)`,
+        `pipeline: with attempts ${settings.attempts} and breaker ${settings.breaker}, a ${harness.name} task that keeps failing from tier ${tiers[0]} ends failed before it reaches ${out.join(', ')} (${reach}; docs/workflows.md, departure 4)`,
       );
     }
     const unpriced = tiers.filter((tier) => harness.headless?.canPrice?.(tier || null) === false);
