@@ -18,7 +18,7 @@ export async function runPipeline(orange: Orange, ref: TaskRef): Promise<Task> {
   for (;;) {
     const task = await orange.engine.readVerified(ref);
     const next = await step(orange, pipeline, task);
-    if (next === null) return task;
+    if (next === null) return orange.store.read(ref.project, ref.id);
   }
 }
 
@@ -52,9 +52,17 @@ async function step(orange: Orange, pipeline: PipelineInstance, task: Task): Ste
   }
 }
 
+/** The states the driver works in; after it moved a task anywhere else, it ends. */
+const DRIVEN = new Set(['classifying', 'routing', 'executing', 'retrying', 'escalating', 'verifying']);
+
+/**
+ * Asks for a move; the driver goes on only after its own move into a state it works in. Moved
+ * elsewhere (stopped, failed, …), or by someone else first (a cancel), it ends at once: a resume
+ * may already have started the next driver, and two must never run the same task.
+ */
 async function go(orange: Orange, task: Task, to: string, reason?: string): Step {
-  await orange.engine.transition(ref(task), to, { cause: 'auto', expectFrom: task.meta.status, ...(reason ? { reason } : {}) });
-  return true;
+  const result = await orange.engine.transition(ref(task), to, { cause: 'auto', expectFrom: task.meta.status, ...(reason ? { reason } : {}) });
+  return result.changed && DRIVEN.has(to) ? true : null;
 }
 
 function ref(task: Task): TaskRef {
@@ -77,13 +85,14 @@ async function goWithNotice(orange: Orange, task: Task, to: string, reason: stri
   orange.log.warn('pipeline notice', { task: task.meta.id, kind: notice.kind, message: notice.message });
   const from = task.meta.status;
   const result = await orange.engine.transition(ref(task), to, { cause: 'auto', expectFrom: from, reason, notify: false });
-  if (!result.changed) return true;
+  if (!result.changed) return null;
   try {
     await orange.hooks.pipelineNotice.promise({ orange, task: result.task, kind: notice.kind, message: notice.message, from, to });
   } catch (error) {
     orange.log.error('lifecycle hook failed', { hook: 'pipelineNotice', error: error instanceof Error ? error.message : String(error) });
   }
-  return true;
+  // Into stopped or failed: nothing is left for this driver to do.
+  return null;
 }
 
 /**
