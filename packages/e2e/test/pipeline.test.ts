@@ -202,13 +202,7 @@ describe('pipeline workflow, end to end', () => {
   it('resumes a task whose orange process and agent were SIGKILLed mid-phase, counting nothing twice', async () => {
     box = await pipelineBox({ classify: [bugfix(0.9, 0.02)], reproduce: [{ cost: 0.03 }], fix: ['hang', { cost: 0.01 }] });
     const id = await create(box);
-    await box.waitFor('the fix phase to start', async () => (await calls(box!)).some((c) => c.phase === 'fix'));
-    const hung = (await calls(box)).find((c) => c.phase === 'fix')!;
-    const driver = await execa('pgrep', ['-f', `pipeline run --project demo ${id}`], { reject: false });
-    const pids = [...String(driver.stdout).split('\n').filter(Boolean).map(Number), hung.pid];
-    expect(pids.length, 'the driver process').toBeGreaterThan(1);
-    for (const pid of pids) process.kill(pid, 'SIGKILL');
-    await box.waitFor('the killed processes to be gone', async () => pids.every((p) => !alive(p)), 10_000);
+    await killMidFix(box, id);
     expect((await box.task(id)).meta.status).toBe('executing');
     const resumed = await box.orange(['task', 'resume', id]);
     expect(resumed.code, resumed.stderr).toBe(0);
@@ -220,13 +214,7 @@ describe('pipeline workflow, end to end', () => {
   it('respawn on a task whose driver was killed mid-phase resumes the driver (task list says so), never the harness', async () => {
     box = await pipelineBox({ classify: [bugfix(0.9, 0.02)], reproduce: [{ cost: 0.03 }], fix: ['hang', { cost: 0.01 }] });
     const id = await create(box);
-    await box.waitFor('the fix phase to start', async () => (await calls(box!)).some((c) => c.phase === 'fix'));
-    const hung = (await calls(box)).find((c) => c.phase === 'fix')!;
-    const driver = await execa('pgrep', ['-f', `pipeline run --project demo ${id}`], { reject: false });
-    const pids = [...String(driver.stdout).split('\n').filter(Boolean).map(Number), hung.pid];
-    expect(pids.length, 'the driver process').toBeGreaterThan(1);
-    for (const pid of pids) process.kill(pid, 'SIGKILL');
-    await box.waitFor('the killed processes to be gone', async () => pids.every((p) => !alive(p)), 10_000);
+    await killMidFix(box, id);
     const list = await box.orange(['task', 'list']);
     expect(list.stdout, list.stderr).toContain('✗ agent not running; start it again with orange task respawn <id> (a pipeline task: its driver resumes from the checkpoint, as with orange task resume <id>)');
     const respawned = await box.orange(['task', 'respawn', id]);
@@ -351,6 +339,17 @@ describe('pipeline workflow, end to end', () => {
     expect(fixes[1]?.prompt).toContain('CHECK-MARKER: fixed.txt is missing');
   }, 90_000);
 });
+
+/** SIGKILLs the driver and its agent once the `fix` phase runs, as a machine restart would, and waits until they are gone. */
+async function killMidFix(b: Sandbox, id: string): Promise<void> {
+  await b.waitFor('the fix phase to start', async () => (await calls(b)).some((c) => c.phase === 'fix'));
+  const hung = (await calls(b)).find((c) => c.phase === 'fix')!;
+  const driver = await execa('pgrep', ['-f', `pipeline run --project demo ${id}`], { reject: false });
+  const pids = [...String(driver.stdout).split('\n').filter(Boolean).map(Number), hung.pid];
+  expect(pids.length, 'the driver process').toBeGreaterThan(1);
+  for (const pid of pids) process.kill(pid, 'SIGKILL');
+  await b.waitFor('the killed processes to be gone', async () => pids.every((p) => !alive(p)), 10_000);
+}
 
 function alive(pid: number): boolean {
   try {

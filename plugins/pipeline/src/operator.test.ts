@@ -85,12 +85,7 @@ describe('orange task resume', () => {
 describe('orange task respawn on a pipeline task', () => {
   it('restarts a dead driver the way resume does (stopped, then resumed from the checkpoint), never the harness interactively', async () => {
     box = await pipelineBox();
-    const ref = await box.task();
-    await box.to(ref, 'classifying');
-    await box.set(ref, { confidence: 0.9 });
-    await box.to(ref, 'routing');
-    await box.set(ref, { pipeline_phases: 'fix', phase: 'fix', tier: 'small', attempt: 1 });
-    await box.to(ref, 'executing');
+    const ref = await box.executing();
     box.spawned.splice(0);
     const after = await box.orange.engine.respawn(ref);
     expect(after.meta.status).toBe('executing');

@@ -10,17 +10,6 @@ afterEach(async () => {
   box = undefined;
 });
 
-/** A task routed to the one phase `fix` at tier `small`, in `executing`. */
-async function executing(b: PipelineBox): Promise<TaskRef> {
-  const ref = await b.task();
-  await b.to(ref, 'classifying');
-  await b.set(ref, { confidence: 0.9 });
-  await b.to(ref, 'routing');
-  await b.set(ref, { pipeline_phases: 'fix', phase: 'fix', tier: 'small', attempt: 1 });
-  await b.to(ref, 'executing');
-  return ref;
-}
-
 async function checkpoint(b: PipelineBox, ref: TaskRef): Promise<Record<string, unknown>> {
   return JSON.parse(await readFile(checkpointPath(b.orange.paths, ref), 'utf8')) as Record<string, unknown>;
 }
@@ -43,10 +32,8 @@ describe('pipeline gates on the engine', () => {
     await box.to(ref, 'classifying');
     await box.set(ref, { confidence: 0.2 });
     await box.to(ref, 'awaiting_clarification');
-    box.actions.splice(0);
-    const result = await box.to(ref, 'classifying');
-    expect(result.task.meta.status).toBe('classifying');
-    expect(box.actions).toEqual(['spawn_agent']);
+    expect(await box.ran(() => box!.to(ref, 'classifying'))).toEqual(['spawn_agent']);
+    expect((await box.meta(ref)).status).toBe('classifying');
   });
 
   it('retries at the same tier while attempts are left, escalates after, fails at the breaker', async () => {
@@ -75,28 +62,24 @@ describe('pipeline gates on the engine', () => {
     await box.set(ref, { phase_result: 'failed', consecutive_failures: 3 });
     await box.to(ref, 'retrying');
     expect(await box.refusal(ref, 'executing')).toMatch(/circuit breaker/);
-    box.actions.splice(0);
-    await box.to(ref, 'failed');
     // stop_pipeline kills the session; the worktree is freed (the commits stay on the branch).
-    expect(box.actions).toEqual(['kill_session', 'release_workspace']);
+    expect(await box.ran(() => box!.to(ref, 'failed'))).toEqual(['kill_session', 'release_workspace']);
     expect(await box.refusal(ref, 'executing')).toMatch(/E_ILLEGAL_TRANSITION/);
   });
 
   it('refuses escalating → executing at the top tier and ends the task failed there, freeing the worktree', async () => {
     box = await pipelineBox({ attempts: 1, breaker: 10 });
-    const ref = await executing(box);
+    const ref = await box.executing();
     await box.set(ref, { tier: 'big', phase_result: 'failed', consecutive_failures: 1 });
     await box.to(ref, 'retrying');
     await box.to(ref, 'escalating');
     expect(await box.refusal(ref, 'executing')).toBe('E_GATE_FAILED: escalating → executing refused: the task is at the top model tier');
-    box.actions.splice(0);
-    await box.to(ref, 'failed');
-    expect(box.actions).toEqual(['kill_session', 'release_workspace']);
+    expect(await box.ran(() => box!.to(ref, 'failed'))).toEqual(['kill_session', 'release_workspace']);
   });
 
   it('moves verifying → completed only on passed checks and verifying → retrying only on failed ones', async () => {
     box = await pipelineBox();
-    const ref = await executing(box);
+    const ref = await box.executing();
     await box.set(ref, { phases_done: 'fix' });
     await box.to(ref, 'verifying');
     expect(await box.refusal(ref, 'completed')).toBe('E_GUARD_FAILED: verifying → completed refused: guard "verification == "passed"" does not hold (verification is "")');
@@ -104,44 +87,35 @@ describe('pipeline gates on the engine', () => {
     await box.set(ref, { verification: 'failed' });
     expect(await box.refusal(ref, 'completed')).toMatch(/E_GUARD_FAILED/);
     await box.to(ref, 'retrying');
-    const other = await executing(box);
+    const other = await box.executing();
     await box.set(other, { phases_done: 'fix' });
     await box.to(other, 'verifying');
     await box.set(other, { verification: 'passed' });
     expect(await box.refusal(other, 'retrying')).toMatch(/E_GUARD_FAILED/);
-    box.actions.splice(0);
-    await box.to(other, 'completed');
-    expect(box.actions).toEqual(['kill_session', 'release_workspace']);
+    expect(await box.ran(() => box!.to(other, 'completed'))).toEqual(['kill_session', 'release_workspace']);
   });
 
   it('stops an executing task (the driver is killed) with the stop reason, and clears the reason when it is resumed', async () => {
     box = await pipelineBox();
-    const ref = await executing(box);
-    box.actions.splice(0);
-    const stopped = await box.to(ref, 'stopped', 'budget exceeded: cost $5.00 of a $5.00 budget');
-    expect(box.actions).toEqual(['kill_session']);
-    expect(stopped.task.meta.stop_reason).toBe('budget exceeded: cost $5.00 of a $5.00 budget');
+    const ref = await box.executing();
+    expect(await box.ran(() => box!.to(ref, 'stopped', 'budget exceeded: cost $5.00 of a $5.00 budget'))).toEqual(['kill_session']);
+    expect((await box.meta(ref)).stop_reason).toBe('budget exceeded: cost $5.00 of a $5.00 budget');
     expect(await checkpoint(box, ref)).toMatchObject({ state: 'stopped', stop_reason: 'budget exceeded: cost $5.00 of a $5.00 budget' });
     await box.set(ref, { budget_usd: 10 });
-    box.actions.splice(0);
-    const resumed = await box.to(ref, 'executing');
-    expect(box.actions).toEqual(['acquire_workspace', 'spawn_agent']);
-    expect(resumed.task.meta.stop_reason).toBe('');
+    expect(await box.ran(() => box!.to(ref, 'executing'))).toEqual(['acquire_workspace', 'spawn_agent']);
+    expect((await box.meta(ref)).stop_reason).toBe('');
     expect(await checkpoint(box, ref)).toMatchObject({ state: 'executing', stop_reason: null });
   });
 
   it('records "cancelled" as the stop reason of a cancel, and abandons a stopped task into failed so that it can be deleted', async () => {
     box = await pipelineBox();
-    const ref = await executing(box);
+    const ref = await box.executing();
     const cancelled = await cancelTask(box.orange, ref);
     expect(cancelled).toMatchObject({ from: 'executing', to: 'stopped' });
     expect(cancelled.task.meta.stop_reason).toBe('cancelled');
     await expect(checkDelete(box.orange, await box.orange.store.read(ref.project, ref.id))).rejects.toThrow(/only a finished task .* cancel it first/);
-    box.actions.splice(0);
-    const abandoned = await cancelTask(box.orange, ref);
-    expect(abandoned).toMatchObject({ from: 'stopped', to: 'failed', changed: true });
-    expect(box.actions).toEqual(['release_workspace']);
-    expect(abandoned.task.meta.stop_reason).toBe('');
+    expect(await box.ran(() => cancelTask(box!.orange, ref))).toEqual(['release_workspace']);
+    expect(await box.meta(ref)).toMatchObject({ status: 'failed', stop_reason: '' });
     const history = await box.orange.store.history(ref.project, ref.id);
     expect(history.filter((e) => e.type === 'status.changed').at(-1)).toMatchObject({ from: 'stopped', to: 'failed', reason: 'abandoned' });
     await checkDelete(box.orange, await box.orange.store.read(ref.project, ref.id));

@@ -21,6 +21,10 @@ export interface PipelineBox {
   readonly notified: Notification[];
   /** A new pipeline task in project `demo`, created without starting it. */
   task(summary?: string): Promise<TaskRef>;
+  /** A new task moved to `executing`, routed to the one phase `fix` at tier `small`, as the driver would. */
+  executing(): Promise<TaskRef>;
+  /** The actions `step` ran, in order. */
+  ran(step: () => Promise<unknown>): Promise<string[]>;
   /** Writes frontmatter fields as the driver would (under the lock). */
   set(ref: TaskRef, patch: Partial<TaskMeta>): Promise<void>;
   to(ref: TaskRef, status: string, reason?: string): ReturnType<Orange['engine']['transition']>;
@@ -94,6 +98,20 @@ export async function pipelineBox(options: PipelineOptions = {}, plan: Plan = {}
     async task(summary = 'fix it') {
       const { task } = await orange.engine.createTask({ project: 'demo', summary, spawn: false });
       return { project: 'demo', id: task.meta.id };
+    },
+    async executing() {
+      const ref = await box.task();
+      await box.to(ref, 'classifying');
+      await box.set(ref, { confidence: 0.9 });
+      await box.to(ref, 'routing');
+      await box.set(ref, { pipeline_phases: 'fix', phase: 'fix', tier: 'small', attempt: 1 });
+      await box.to(ref, 'executing');
+      return ref;
+    },
+    async ran(step) {
+      actions.splice(0);
+      await step();
+      return actions.splice(0);
     },
     async set(ref, patch) {
       await orange.store.withTaskLock(ref.project, ref.id, () => orange.store.update(ref.project, ref.id, patch));
