@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { definePlugin, type TaskRef } from '@orange/core';
+import { definePlugin, type HeadlessRunner, type TaskRef } from '@orange/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { pipelineBox, type Plan, type PipelineBox } from '../test/pipeline-box.js';
 import { runPipeline } from './driver.js';
@@ -97,5 +97,19 @@ describe('the pipeline driver', () => {
     const text = await readFile(join(b.orange.paths.taskDir(ref.project, ref.id), String(checks[0]?.log)), 'utf8');
     expect(text).toContain('(exit 0)');
     expect(text).toContain('CHECK says: all green');
+  });
+
+  it('logs each run the harness cannot price while a budget is in force: it counts $0', async () => {
+    box = await pipelineBox({ intents: { docs: { phases: ['write'] } } }, { classify: [{ data: { intent: 'docs', confidence: 0.9 } }] });
+    const headless = box.orange.harnesses.get('h')?.headless as { canPrice?: HeadlessRunner['canPrice'] };
+    headless.canPrice = () => false;
+    const ref = await box.task();
+    await box.to(ref, 'classifying');
+    await runPipeline(box.orange, ref);
+    const lines = (await readFile(box.orange.paths.logFile, 'utf8')).split('\n').filter((l) => l.includes('counts $0 against the budget'));
+    expect(lines.map((l) => JSON.parse(l) as Record<string, unknown>)).toMatchObject([
+      { level: 'warn', msg: 'run counts $0 against the budget: the harness has no price for its model', harness: 'h', model: 'small', phase: 'classify' },
+      { level: 'warn', harness: 'h', model: 'small', phase: 'write' },
+    ]);
   });
 });
