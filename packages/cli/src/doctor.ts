@@ -117,6 +117,11 @@ export async function diagnose(orange: Orange, builtins: readonly OrangePlugin[]
       else notes.push(`${tool.name} is not installed: pull requests are off and merges are local (orange task merge --local)`);
     }
 
+    if (await usesPipeline(orange)) {
+      const { pipelineConfigNotes } = await import('@orange/plugin-pipeline');
+      notes.push(...(await pipelineConfigNotes(orange)));
+    }
+
     const home = await homeAccess(orange.paths.home);
     if (home.problem) problems.push(home.problem);
     if (home.note) notes.push(home.note);
@@ -139,6 +144,15 @@ export async function diagnose(orange: Orange, builtins: readonly OrangePlugin[]
   } finally {
     sources.close();
   }
+}
+
+/** The pipeline plugin is loaded and something selects it: its options in the config, the config's workflow, or a project's. */
+async function usesPipeline(orange: Orange): Promise<boolean> {
+  if (!orange.plugins.includes('pipeline')) return false;
+  const workflow = typeof orange.config.workflow === 'string' ? orange.config.workflow : orange.config.workflow.name;
+  if (workflow === 'pipeline' || orange.config.plugins.some((p) => p.name === 'pipeline')) return true;
+  const projects = await orange.projects.list().catch(() => []);
+  return projects.some((p) => p.workflow === 'pipeline');
 }
 
 /**

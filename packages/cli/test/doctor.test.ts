@@ -105,6 +105,37 @@ export default defineConfig({ harness: 'codex', workflows: [guarded] });
     expect(result.stdout).toMatch(/^3 problems$/m);
   });
 
+  it('notes model tiers the pipeline breaker keeps out of reach, and tiers a harness cannot price while a budget is in force', async () => {
+    const dir = await configDir(
+      'pipeline-notes',
+      `import { defineConfig } from '@orange/core';
+import { pipeline } from '@orange/plugin-pipeline';
+import { codex } from '@orange/harness-codex';
+export default defineConfig({
+  workflow: 'pipeline',
+  plugins: [pipeline({ attempts: 2, breaker: 3, budgetUsd: 4 }), codex({ prices: { 'gpt-5-codex-mini': { input: 0.25, output: 2 } } })],
+});
+`,
+    );
+    const bin = join(box.dir, 'bin-codex');
+    await mkdir(bin, { recursive: true });
+    await writeFile(join(bin, 'codex'), '#!/bin/sh\necho "codex-cli 0.50.0"\n');
+    await chmod(join(bin, 'codex'), 0o755);
+    const result = await box.orange(['doctor', '--json'], { cwd: dir, env: { PATH: `${bin}:${env.PATH}` } });
+    expect(result.code, explain(result)).toBe(0);
+    const report = JSON.parse(result.stdout) as Report;
+    expect(report.problems).toEqual([]);
+    const notes = report.notes.filter((n) => n.startsWith('pipeline:'));
+    expect(notes).toEqual([
+      'pipeline: with attempts 2 and breaker 3, a claude task that keeps failing from tier haiku ends failed before it reaches opus (breaker 5 reaches it; docs/workflows.md, departure 4)',
+      'pipeline: with attempts 2 and breaker 3, a codex task that keeps failing from tier gpt-5-codex-mini ends failed before it reaches gpt-5 (breaker 5 reaches it; docs/workflows.md, departure 4)',
+      'pipeline: harness codex has no price for gpt-5-codex, gpt-5: while a budget is in force (default $4.00 a task) those runs count $0; add them to its prices',
+    ]);
+    // Without the pipeline in use, nothing is said about it.
+    const plain = await box.orange(['doctor', '--json'], { cwd: join(root, 'examples', 'custom-hook-plugin'), env: { PATH: `${bin}:${env.PATH}` } });
+    expect((JSON.parse(plain.stdout) as Report).notes.filter((n) => n.startsWith('pipeline:'))).toEqual([]);
+  });
+
   it('reports a config that does not load as its problem, with the place, and exits 1', async () => {
     const dir = await configDir('broken', "import { veto } from './plugins/veto.js';\nexport default { plugins: [veto()] };\n");
     const result = await box.orange(['doctor'], { cwd: dir, env });

@@ -25,6 +25,8 @@ export function coreNotifications(): OrangePlugin {
     apply(orange) {
       const notifications = orange.notifications;
       orange.hooks.afterTransition.tap('core-notifications', (event) => {
+        // The caller raised a more specific one for this move (the pipeline's breaker notice).
+        if (event.notify === false) return;
         const priority = notifications.statusPriority(event.to);
         if (priority === null) return;
         notifications.raise({

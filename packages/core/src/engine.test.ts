@@ -1,7 +1,10 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { errorOf, filesOf, sandbox, taskIn, type Sandbox } from '../test/fixtures.js';
+import type { Notification } from './notifications.js';
+import type { OrangePlugin } from './plugin.js';
 import { setSection } from './sections.js';
+import type { Task } from './task.js';
 
 let box: Sandbox;
 afterEach(async () => box?.cleanup());
@@ -76,6 +79,74 @@ describe('createTask', () => {
     box = await sandbox();
     const result = await box.orange.engine.createTask({ project: 'demo', summary: 'plan it' });
     expect(result).toMatchObject({ spawned: true, failedHooks: [] });
+  });
+
+  it('writes values for the workflow\'s own fields, and refuses a field the workflow does not declare, creating nothing', async () => {
+    const budgeted = {
+      name: 'budgeted',
+      initial: 'pending',
+      start: 'working',
+      states: { pending: {}, working: { agent: 'worker' as const }, done: { terminal: true } },
+      transitions: [{ from: 'pending', to: 'working' }, { from: 'working', to: 'done' }],
+      exit: { pending: { otherwise: 'mark' as const }, working: { otherwise: 'mark' as const } },
+      create: { pending: { hooks: [] } },
+      prompts: {},
+      fields: { budget_usd: 0, spent_usd: 0 },
+    };
+    box = await sandbox({ workflow: budgeted });
+    const { task } = await box.orange.engine.createTask({ project: 'demo', summary: 'fix it', spawn: false, fields: { budget_usd: 2.5 } });
+    expect(task.meta).toMatchObject({ status: 'pending', budget_usd: 2.5, spent_usd: 0 });
+    const refused = await errorOf(box.orange.engine.createTask({ project: 'demo', summary: 'fix it too', spawn: false, fields: { budget: 2 } }));
+    expect(refused.code).toBe('E_INVALID_INPUT');
+    expect(refused.message).toBe('workflow budgeted has no field "budget" (its fields: budget_usd, spent_usd)');
+    expect((await box.orange.store.list('demo')).tasks).toHaveLength(1);
+  });
+});
+
+describe('transition options and the bus', () => {
+  it('raises no status notification for a move whose caller raises its own (notify: false)', async () => {
+    const got: Notification[] = [];
+    const recorder: OrangePlugin = { name: 'recorder', apply: (orange) => orange.notifications.register({ name: 'recorder', send: async (n) => void got.push(n) }) };
+    box = await sandbox({}, [recorder]);
+    const quiet = await taskIn(box, 'working');
+    await box.orange.engine.transition(quiet, 'stuck', { notify: false });
+    const loud = await taskIn(box, 'working');
+    await box.orange.engine.transition(loud, 'stuck');
+    await box.orange.notifications.settle();
+    expect(got.map((n) => [n.event, n.task.id])).toEqual([['status.changed', loud.id]]);
+  });
+
+  it('returns the task as stored after afterTransition taps wrote to it', async () => {
+    const writer: OrangePlugin = {
+      name: 'writer',
+      apply: (orange) => orange.hooks.afterTransition.tapPromise('writer', async ({ task }) => void (await orange.store.update(task.meta.project, task.meta.id, { summary: 'rewritten after' }))),
+    };
+    box = await sandbox({}, [writer]);
+    const ref = await taskIn(box, 'working');
+    const result = await box.orange.engine.transition(ref, 'stuck');
+    expect(result.task.meta).toMatchObject({ status: 'stuck', summary: 'rewritten after' });
+  });
+
+  it('lets a respawn tap restart a task its own way, and respawns as usual when no tap answers', async () => {
+    const seen: string[] = [];
+    let takeOver = true;
+    const driver: OrangePlugin = {
+      name: 'driver',
+      apply: (orange) =>
+        orange.hooks.respawn.tapPromise('driver', async ({ task, workflow }): Promise<Task | undefined> => {
+          seen.push(`${workflow.name} ${task.meta.status}`);
+          return takeOver ? orange.store.update(task.meta.project, task.meta.id, { summary: 'restarted by the driver' }) : undefined;
+        }),
+    };
+    box = await sandbox({}, [driver]);
+    const ref = await taskIn(box, 'working');
+    const taken = await box.orange.engine.respawn(ref);
+    expect(taken.meta.summary).toBe('restarted by the driver');
+    expect(box.calls).toEqual([]);
+    takeOver = false;
+    await box.orange.engine.respawn(ref);
+    expect(box.calls).toEqual(['acquire_workspace', 'spawn_agent']);
+    expect(seen).toEqual(['default working', 'default working']);
   });
 });
 

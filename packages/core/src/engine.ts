@@ -31,6 +31,8 @@ export interface TransitionOptions {
    * target, the workflow's `force` one is taken (no gate, no guard). Without one, refused as usual.
    */
   readonly force?: boolean;
+  /** False: the caller raises its own notification for this move, so no `status.changed` one is raised. */
+  readonly notify?: boolean;
 }
 
 export interface TransitionResult {
@@ -69,6 +71,8 @@ export interface CreateTaskInput {
   readonly spawn?: boolean;
   /** The tracker issue the task comes from (`task create --issue`): kept as the sealed fields `issue` and `issue_url`. */
   readonly issue?: { readonly ref: string; readonly url: string; readonly tracker: string };
+  /** Values for fields the workflow declares (`fields`), over their defaults, e.g. the pipeline's `budget_usd`. */
+  readonly fields?: Readonly<Record<string, number | string | boolean | null>>;
 }
 
 export interface CreateTaskResult {
@@ -182,7 +186,17 @@ export class Engine {
     const workflow = await this.orange.workflowForProject(task.meta.project);
     try {
       const transition = await this.select(workflow, task, to, options);
-      const event: TransitionEvent = { orange: this.orange, task, workflow, transition, from, to, cause, ...(options.reason ? { reason: options.reason } : {}) };
+      const event: TransitionEvent = {
+        orange: this.orange,
+        task,
+        workflow,
+        transition,
+        from,
+        to,
+        cause,
+        ...(options.reason ? { reason: options.reason } : {}),
+        ...(options.notify === false ? { notify: false } : {}),
+      };
       const veto = await this.orange.hooks.beforeTransition.promise(event);
       if (typeof veto === 'string' && veto !== '') throw new TransitionRefused('E_VETOED', from, to, veto);
       return { event, options };
@@ -230,7 +244,9 @@ export class Engine {
       await this.safely('autoAdvanced', () => this.orange.hooks.autoAdvanced.promise({ orange: this.orange, task: current, from, to, reason }));
     }
     await this.safely('afterTransition', () => this.orange.hooks.afterTransition.promise({ ...event, task: current }));
-    return { task: current, from, to, changed: true, failedHooks: failed, failures };
+    // A tap may have written fields of its own (the pipeline's stop_reason): return the task as stored.
+    const final = await this.orange.store.read(task.meta.project, task.meta.id);
+    return { task: final, from, to, changed: true, failedHooks: failed, failures };
   }
 
   private async select(workflow: Workflow, task: Task, to: string, options: TransitionOptions): Promise<Transition> {
@@ -376,10 +392,17 @@ export class Engine {
     if (!allowed.includes(status)) {
       throw new OrangeError('E_INVALID_INPUT', `a task cannot be created in status "${status}" (allowed: ${allowed.join(', ')})`);
     }
+    const declared = workflow.definition.fields;
+    for (const name of Object.keys(input.fields ?? {})) {
+      if (!Object.hasOwn(declared, name)) {
+        throw new OrangeError('E_INVALID_INPUT', `workflow ${workflow.name} has no field "${name}" (its fields: ${Object.keys(declared).join(', ') || 'none'})`);
+      }
+    }
     const id = newTaskId();
     const branch = assertBranchName(input.branch ?? `orange-tasks/${id}`);
     const meta = newTaskMeta({
-      ...(workflow.definition.fields as Partial<TaskMeta>),
+      ...(declared as Partial<TaskMeta>),
+      ...(input.fields as Partial<TaskMeta> | undefined),
       id,
       project: projectName,
       branch,
@@ -559,6 +582,10 @@ export class Engine {
    * (`orange task respawn`). Refused when the agent is still alive.
    */
   async respawn(ref: TaskRef): Promise<Task> {
+    // A workflow whose agent is not a harness (the pipeline's driver) restarts through its plugin.
+    const seen = await this.readVerified(ref);
+    const taken = await this.orange.hooks.respawn.promise({ orange: this.orange, task: seen, workflow: await this.orange.workflowForProject(ref.project) });
+    if (taken) return taken;
     const deferred: Deferred[] = [];
     const task = await this.orange.store.withTaskLock(ref.project, ref.id, async () => {
       const current = await this.readVerified(ref);

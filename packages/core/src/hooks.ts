@@ -22,6 +22,11 @@ export interface TransitionEvent extends TaskEvent {
   readonly cause: Cause;
   /** Why, when the caller said (an exit rule, a pull request state, a reaction). */
   readonly reason?: string;
+  /**
+   * False when the caller raises its own, more specific notification for this move (the
+   * pipeline's breaker, top tier, budget): the core's `status.changed` one is then not raised.
+   */
+  readonly notify?: boolean;
 }
 
 export interface HookFailedEvent extends TaskEvent {
@@ -63,6 +68,11 @@ export interface TransitionRefusedEvent extends TaskEvent {
   readonly code: string;
   /** The reason alone (a gate's or a veto's sentence), without `from → to refused:`. */
   readonly reason: string;
+}
+
+/** `orange task respawn` (and the dashboard's Enter) on an active task whose agent is not running. */
+export interface RespawnEvent extends TaskEvent {
+  readonly workflow: Workflow;
 }
 
 export interface PromptEvent extends TaskEvent {
@@ -137,6 +147,9 @@ export interface Classification {
 export interface PipelineNoticeEvent extends TaskEvent {
   readonly kind: 'breaker' | 'exhausted' | 'budget';
   readonly message: string;
+  /** The move it caused (`retrying → failed`, `executing → stopped`, …); `task` is the task after it. */
+  readonly from: string;
+  readonly to: string;
 }
 
 /**
@@ -197,6 +210,12 @@ export function createHooks() {
     notification: new AsyncSeriesHook<[NotificationEvent]>(['event']),
     /** The monitor read an open pull request's checks and reviews; reactions tap this. */
     pullRequestChecked: new AsyncSeriesHook<[PullRequestEvent]>(['event']),
+    /**
+     * Before a respawn starts the status's agent with its harness: a tap that restarts the task its
+     * own way returns the task as it is after (the pipeline resumes its driver). Called without the
+     * task lock; the engine's own respawn runs when every tap returns undefined.
+     */
+    respawn: new AsyncSeriesBailHook<[RespawnEvent], Task | undefined | void>(['event']),
     /** Each tap may refine the prompt text an agent is started with. */
     prompt: new AsyncSeriesWaterfallHook<[string, PromptEvent]>(['prompt', 'event']),
     /**
@@ -204,7 +223,10 @@ export function createHooks() {
      * headless classifier agent (a team's own rules, a cheaper model, …).
      */
     classify: new AsyncSeriesBailHook<[ClassifyEvent], Classification | undefined | void>(['event']),
-    /** A pipeline task stopped for a reason someone should hear about (breaker, top tier used up, budget). */
+    /**
+     * A pipeline task stopped for a reason someone should hear about (breaker, top tier used up,
+     * budget), after the move; the pipeline plugin raises it as a `pipeline.<kind>` notification.
+     */
     pipelineNotice: new AsyncSeriesHook<[PipelineNoticeEvent]>(['event']),
     /** Transition actions by name; a workflow may only name actions some plugin taps. */
     actions: new HookMap((name: string) => new AsyncSeriesHook<[ActionContext]>(['context'], name)),

@@ -44,6 +44,7 @@ export {
   type CrashEvent,
   type AutoAdvancedEvent,
   type PromptEvent,
+  type RespawnEvent,
   type RefusalCheck,
   type TransitionRefusedEvent,
   type NotificationEvent,

@@ -178,6 +178,11 @@ export interface HeadlessRunner {
   result(run: HeadlessRun): HeadlessResult;
   /** The model tiers from cheapest to strongest, used when the config names none for this harness. */
   readonly tiers: readonly string[];
+  /**
+   * Whether a run on `model` (null: the CLI's default) gets a cost; false when the harness would
+   * report $0 (Codex without a price for the model). Absent: the CLI reports its own cost.
+   */
+  canPrice?(model: string | null): boolean;
 }
 
 /** A harness: how to run one agent CLI (Claude Code, Codex, a script, …). */

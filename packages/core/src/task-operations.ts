@@ -14,21 +14,31 @@ import type { Workflow } from './workflow/workflow.js';
 export async function checkCancel(orange: Orange, task: Task): Promise<void> {
   const ref = { project: task.meta.project, id: task.meta.id };
   const workflow = await orange.workflowForProject(ref.project);
-  const target = cancelStatus(workflow);
+  const target = cancelStatus(workflow, task.meta.status);
   // No such transition: let the engine refuse it, so the message is the transition's usual one.
   if (workflow.between(task.meta.status, target).length === 0) await orange.engine.transition(ref, target, { cause: 'request' });
 }
 
-/** Cancels a task: its agents are stopped and its worktree released (the workflow's cancel hooks). */
+/**
+ * Cancels a task: its agents are stopped and its worktree released (the workflow's cancel hooks).
+ * A pipeline task is stopped instead (its checkpoint kept for `task resume`); one already stopped
+ * is abandoned into `failed`, which frees its worktree so the task can be deleted.
+ */
 export async function cancelTask(orange: Orange, ref: TaskRef): Promise<TransitionResult> {
+  const task = await orange.engine.readVerified(ref);
   const workflow = await orange.workflowForProject(ref.project);
-  const target = cancelStatus(workflow);
-  return orange.engine.transition(ref, target, { cause: 'request', ...(target === 'stopped' ? { reason: 'cancelled' } : {}) });
+  const target = cancelStatus(workflow, task.meta.status);
+  const reason = target === 'stopped' ? 'cancelled' : target === 'failed' ? 'abandoned' : undefined;
+  return orange.engine.transition(ref, target, { cause: 'request', ...(reason ? { reason } : {}) });
 }
 
-/** Where a cancel goes: `cancelled`, except the pipeline workflow's `stopped`, which keeps its checkpoint for `task resume` (seed 002). */
-export function cancelStatus(workflow: Workflow): string {
-  return workflow.name === 'pipeline' ? 'stopped' : 'cancelled';
+/**
+ * Where a cancel goes from `status`: `cancelled`, except in the pipeline workflow, where a running
+ * task is `stopped` (its checkpoint kept for `task resume`, seed 002) and a stopped one `failed` (abandoned).
+ */
+export function cancelStatus(workflow: Workflow, status: string): string {
+  if (workflow.name !== 'pipeline') return 'cancelled';
+  return status === 'stopped' ? 'failed' : 'stopped';
 }
 
 /** Refuses to delete a task that is not finished. */

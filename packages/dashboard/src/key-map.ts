@@ -41,12 +41,21 @@ export interface FooterKey {
   readonly label: string;
 }
 
-/** What Enter does for a task: start a pending one, attach to a live agent, restart a dead one. */
+/**
+ * What Enter does for a task: start a pending one, attach to a live agent, restart a dead one. A
+ * pipeline task's agent is its driver: the engine's respawn resumes it from its checkpoint (as
+ * `orange task resume`), so its footer says so.
+ */
 export function enterAction(row: TaskRow): 'spawn' | 'attach' | 'respawn' | null {
   if (row.meta.status === 'pending') return 'spawn';
   if (row.alive.length > 0) return 'attach';
   if (row.active) return 'respawn';
   return null;
+}
+
+/** Enter's footer label: a pipeline task (it has the workflow's `pipeline_phases` field) is resumed, not respawned. */
+function enterLabel(row: TaskRow, action: 'spawn' | 'attach' | 'respawn'): string {
+  return action === 'respawn' && 'pipeline_phases' in row.meta ? 'resume' : action;
 }
 
 /**
@@ -102,7 +111,7 @@ export function footerKeys(row: TaskRow | undefined): FooterKey[] {
   const keys: FooterKey[] = [{ key: 'j/k', label: 'move' }];
   if (row) {
     const enter = enterAction(row);
-    if (enter) keys.push({ key: '⏎', label: enter });
+    if (enter) keys.push({ key: '⏎', label: enterLabel(row, enter) });
   }
   keys.push({ key: 'c', label: 'create' });
   if (row) {
@@ -123,7 +132,7 @@ export function footerKeys(row: TaskRow | undefined): FooterKey[] {
 /** Every key, for the `?` screen and docs/dashboard.md. */
 export const HELP_KEYS: readonly FooterKey[] = [
   { key: 'j / k, ↓ / ↑', label: 'move the selection (PgDn / PgUp, Ctrl-d / Ctrl-u: a page)' },
-  { key: 'Enter', label: 'spawn a pending task, attach to a live agent (detach: Ctrl-b d), respawn a dead one' },
+  { key: 'Enter', label: 'spawn a pending task, attach to a live agent (detach: Ctrl-b d), respawn a dead one (a pipeline task: resume its driver)' },
   { key: 'c', label: 'create a task (branch, summary, harness, status)' },
   { key: 'r', label: 'request changes on a task in reviewing (optional instructions go to ## Notes)' },
   { key: 'm', label: 'merge a reviewed task into the default branch; on a task still at work, a force-merge (after confirmation)' },

@@ -91,31 +91,52 @@ describe('orange demo', () => {
     expect(await readdir(temp), explain).toEqual([]);
   }, 180_000);
 
-  it('with --workflow pipeline runs a clean, an escalated and a budget-stopped-then-resumed task to completed', async () => {
+  it('with --workflow pipeline runs a clean, an escalated and a budget-stopped-then-resumed task to completed, printing phase, tier and cost', async () => {
     temp = await mkdtemp(join(tmpdir(), 'orange-demo-test-'));
     const { TMUX: _t, TMUX_PANE: _p, ORANGE_TASK_ID: _i, ORANGE_PROJECT: _j, ORANGE_HOME: _h, ...env } = process.env;
-    const run = await execa(process.execPath, [CLI, 'demo', '--workflow', 'pipeline', '--json', '--timeout', '150'], {
+    // As people run it: the live log and the summary table are what is checked.
+    const demo = execa(process.execPath, [CLI, 'demo', '--workflow', 'pipeline', '--timeout', '150'], {
       env: { ...env, TMPDIR: temp },
       extendEnv: false,
       reject: false,
       timeout: 170_000,
     });
-    let result: DemoJson | undefined;
-    try {
-      result = JSON.parse(run.stdout) as DemoJson;
-    } catch {
-      // Not JSON: the explanation below prints what it was.
-    }
-    const explain = [`orange demo exited ${String(run.exitCode)}`, `stderr:\n${run.stderr || '(empty)'}`, `stdout:\n${run.stdout || '(empty)'}`, ...(result?.log ? [`orange.log (end):\n${result.log}`] : [])].join('\n\n');
+    const socket = `orange-demo-${String(demo.pid)}`;
+    const run = await demo;
+    const out = String(run.stdout);
+    const explain = `orange demo exited ${String(run.exitCode)}${run.timedOut ? ' (timed out)' : ''}\nstderr:\n${run.stderr || '(empty)'}\nstdout:\n${out || '(empty)'}`;
     expect(run.exitCode, explain).toBe(0);
-    expect(result?.ok, explain).toBe(true);
-    expect(result?.rows.map((r) => [r.task, r.status, r.tier, r.cost]), explain).toEqual([
-      ['A', 'completed', 'haiku', '$0.06/$0.10'],
-      ['B', 'completed', 'sonnet', '$0.10/$0.10'],
-      ['C', 'completed', 'haiku', '$0.20/$1.00'],
-    ]);
-    const ids = (result?.rows ?? []).map((r) => r.id ?? '').filter(Boolean);
+    expect(run.stderr, explain).toBe('');
+    // The live log: each run's phase, tier and cost, the escalation, the budget stop and the resume.
+    for (const line of [
+      /task A {4}classify on haiku: ok \(\$0\.02\)$/m,
+      /task A {4}reproduce on haiku: ok \(\$0\.02\)$/m,
+      /task A {4}fix on haiku: ok \(\$0\.02\)$/m,
+      /task A {4}check git diff --quiet HEAD: passed$/m,
+      /task B {4}fix on haiku: FAILED \(\$0\.02\)$/m,
+      /task B {2}retrying → escalating$/m,
+      /task B {4}fix on sonnet: ok \(\$0\.02\)$/m,
+      /task C {4}plan on haiku: ok \(\$0\.05\)$/m,
+      /task C {2}executing → stopped \(budget exceeded: cost \$0\.10 of a \$0\.10 budget\)$/m,
+      /task C {2}the human raises its budget to \$1 and resumes it$/m,
+      /task C {2}stopped → executing \(resume\)$/m,
+      /task C {4}test on haiku: ok \(\$0\.05\)$/m,
+    ]) {
+      expect(out, explain).toMatch(line);
+    }
+    // The summary: phases, tier and cost/budget of each task.
+    expect(out, explain).toMatch(/^TASK +ID +STATUS +PHASES +TIER +COST +TRANSITIONS +SECONDS +SUMMARY$/m);
+    expect(out, explain).toMatch(/^A +\w{21} +completed +reproduce,fix +haiku +\$0\.06\/\$0\.10 +5 /m);
+    expect(out, explain).toMatch(/^B +\w{21} +completed +reproduce,fix +sonnet +\$0\.10\/\$0\.10 +10 /m);
+    expect(out, explain).toMatch(/^C +\w{21} +completed +plan,implement,test +haiku +\$0\.20\/\$1\.00 +7 /m);
+    expect(out, explain).toContain('Every task is done.');
+
+    // Nothing outlives the run: no process of its tasks, no tmux server, an empty temp folder.
+    const ids = [...out.matchAll(/task [ABC] created \((\w{21})\)/g)].map((m) => m[1] ?? '');
+    expect(ids, explain).toHaveLength(3);
     expect(await processesLeft(ids), explain).toEqual([]);
+    const server = await execa('tmux', ['-L', socket, 'list-sessions'], { reject: false });
+    expect(server.exitCode, `tmux server ${socket} still runs:\n${server.stdout}`).not.toBe(0);
     expect(await readdir(temp), explain).toEqual([]);
   }, 180_000);
 });

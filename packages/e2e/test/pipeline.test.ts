@@ -1,4 +1,6 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { execa } from 'execa';
@@ -77,12 +79,12 @@ async function explain(b: Sandbox, id: string): Promise<string> {
   return `history:\n${history}\ncalls:\n${(await calls(b)).map((c) => `${c.phase} ${c.model} ${JSON.stringify(c.prompt.slice(0, 80))}`).join('\n')}\nlog:\n${(await readFile(join(b.paths.home, 'orange.log'), 'utf8').catch(() => '')).slice(-4000)}`;
 }
 
-/** Waits for the status and for its transition to have finished (the checkpoint is written last). */
+/** Waits for the status and for its transition to have finished (the checkpoint is written last); returns the task then. */
 async function finish(b: Sandbox, id: string, status: string, timeoutMs = 60_000) {
   try {
-    const task = await b.waitForStatus(id, status, timeoutMs);
+    await b.waitForStatus(id, status, timeoutMs);
     await b.waitFor(`the checkpoint to say ${status}`, async () => (await checkpoint(b, id)).state === status, 10_000);
-    return task;
+    return await b.task(id);
   } catch (error) {
     throw new Error(`${(error as Error).message}\n${await explain(b, id)}`);
   }
@@ -200,19 +202,130 @@ describe('pipeline workflow, end to end', () => {
   it('resumes a task whose orange process and agent were SIGKILLed mid-phase, counting nothing twice', async () => {
     box = await pipelineBox({ classify: [bugfix(0.9, 0.02)], reproduce: [{ cost: 0.03 }], fix: ['hang', { cost: 0.01 }] });
     const id = await create(box);
-    await box.waitFor('the fix phase to start', async () => (await calls(box!)).some((c) => c.phase === 'fix'));
-    const hung = (await calls(box)).find((c) => c.phase === 'fix')!;
-    const driver = await execa('pgrep', ['-f', `pipeline run --project demo ${id}`], { reject: false });
-    const pids = [...String(driver.stdout).split('\n').filter(Boolean).map(Number), hung.pid];
-    expect(pids.length, 'the driver process').toBeGreaterThan(1);
-    for (const pid of pids) process.kill(pid, 'SIGKILL');
-    await box.waitFor('the killed processes to be gone', async () => pids.every((p) => !alive(p)), 10_000);
+    await killMidFix(box, id);
     expect((await box.task(id)).meta.status).toBe('executing');
     const resumed = await box.orange(['task', 'resume', id]);
     expect(resumed.code, resumed.stderr).toBe(0);
     const done = await finish(box, id, 'completed');
     expect((await calls(box)).map((c) => c.phase)).toEqual(['classify', 'reproduce', 'fix', 'fix']);
     expect(done.meta.cost_total_usd).toBeCloseTo(0.06);
+  }, 90_000);
+
+  it('respawn on a task whose driver was killed mid-phase resumes the driver (task list says so), never the harness', async () => {
+    box = await pipelineBox({ classify: [bugfix(0.9, 0.02)], reproduce: [{ cost: 0.03 }], fix: ['hang', { cost: 0.01 }] });
+    const id = await create(box);
+    await killMidFix(box, id);
+    const list = await box.orange(['task', 'list']);
+    expect(list.stdout, list.stderr).toContain('✗ agent not running; start it again with orange task respawn <id> (a pipeline task: its driver resumes from the checkpoint, as with orange task resume <id>)');
+    const respawned = await box.orange(['task', 'respawn', id]);
+    expect(respawned.code, respawned.stderr).toBe(0);
+    const done = await finish(box, id, 'completed');
+    expect((await statuses(box, id)).slice(2)).toEqual(['executing', 'stopped', 'executing', 'verifying', 'completed']);
+    expect((await calls(box)).map((c) => c.phase)).toEqual(['classify', 'reproduce', 'fix', 'fix']);
+    expect(done.meta.cost_total_usd).toBeCloseTo(0.06);
+    // Only the driver was ever started in the task's session (at creation and at the respawn), never the harness interactively.
+    expect((await box.history(id)).filter((e) => e.type === 'agent.spawned').map((e) => e.harness)).toEqual(['pipeline-driver', 'pipeline-driver']);
+  }, 90_000);
+
+  it('resumes a task cancelled before it started (no worktree yet) to completed', async () => {
+    box = await pipelineBox({ classify: [bugfix()] });
+    const id = await box.createTask([`t-${Math.random().toString(36).slice(2, 8)}`, 'fix the login crash', '--no-spawn']);
+    expect((await box.task(id)).meta).toMatchObject({ status: 'created', workspace: null });
+    const cancel = await box.orange(['task', 'cancel', id, '--yes', '--json']);
+    expect(cancel.code, cancel.stderr).toBe(0);
+    expect((JSON.parse(cancel.stdout) as { report: unknown }).report).toMatchObject({ status: 'stopped', completed: [], in_progress: null });
+    const resumed = await box.orange(['task', 'resume', id]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    await finish(box, id, 'completed');
+    expect(await statuses(box, id)).toEqual(['stopped', 'classifying', 'routing', 'executing', 'verifying', 'completed']);
+    // Acquired on resume (there was none), released on completion.
+    expect((await box.history(id)).map((e) => e.type).filter((t) => t.startsWith('workspace.'))).toEqual(['workspace.acquired', 'workspace.released']);
+    expect((await box.task(id)).meta.workspace).toBeNull();
+  }, 90_000);
+
+  it('trips the circuit breaker when every phase passes and the checks keep failing, with attempts to spare', async () => {
+    const check = [process.execPath, '-e', "console.log('CHECK-MARKER: still red'); process.exit(1)"];
+    box = await pipelineBox({ classify: [bugfix()] }, { verify: [check], attempts: 10, breaker: 3 });
+    const id = await create(box);
+    const task = await finish(box, id, 'failed');
+    const round = ['executing', 'verifying', 'retrying'];
+    expect(await statuses(box, id)).toEqual(['classifying', 'routing', ...round, ...round, ...round, 'failed']);
+    const last = (await box.history(id)).filter((e) => e.type === 'status.changed').at(-1);
+    expect(last).toMatchObject({ from: 'retrying', to: 'failed', reason: 'circuit breaker tripped' });
+    expect(task.meta).toMatchObject({ consecutive_failures: 3, attempt: 3, tier: 'haiku' });
+    expect(String(task.meta.last_failure)).toContain('CHECK-MARKER: still red');
+    expect((await calls(box)).filter((c) => c.phase === 'fix').map((c) => c.model)).toEqual(['haiku', 'haiku', 'haiku']);
+    expect((await box.history(id)).filter((e) => e.type === 'pipeline.notice')).toMatchObject([{ kind: 'breaker' }]);
+  }, 90_000);
+
+  it('resumes a task cancelled while classifying at classifying, which classifies it again', async () => {
+    box = await pipelineBox({ classify: ['hang', bugfix(0.9, 0.02)] });
+    const id = await create(box);
+    await box.waitFor('the classifier to start', async () => (await calls(box!)).some((c) => c.phase === 'classify'));
+    const cancel = await box.orange(['task', 'cancel', id, '--yes', '--json']);
+    expect(cancel.code, cancel.stderr).toBe(0);
+    expect((JSON.parse(cancel.stdout) as { report: unknown }).report).toMatchObject({ completed: [], in_progress: 'classify', cost_total_usd: 0 });
+    expect((await box.task(id)).meta.stop_reason).toBe('cancelled');
+    const hung = (await calls(box)).find((c) => c.phase === 'classify')!;
+    await box.waitFor('the hung classifier to be gone', async () => !alive(hung.pid), 10_000);
+    const resumed = await box.orange(['task', 'resume', id]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const done = await finish(box, id, 'completed');
+    expect(await statuses(box, id)).toEqual(['classifying', 'stopped', 'classifying', 'routing', 'executing', 'verifying', 'completed']);
+    expect((await calls(box)).map((c) => c.phase)).toEqual(['classify', 'classify', 'reproduce', 'fix']);
+    expect(done.meta).toMatchObject({ intent: 'bugfix', stop_reason: '' });
+  }, 90_000);
+
+  it('resumes a task cancelled while verifying at verifying (no phase runs again), after a report that says so', async () => {
+    const mark = join(tmpdir(), `orange-check-${process.pid}-${Math.random().toString(36).slice(2, 8)}`);
+    // The first run of the check hangs (it is killed by the cancel); the second passes.
+    const check = [process.execPath, '-e', `const fs = require('fs'); if (fs.existsSync(${JSON.stringify(mark)})) { console.log('checked'); } else { fs.writeFileSync(${JSON.stringify(mark)}, String(process.pid)); setInterval(() => {}, 1000); }`];
+    box = await pipelineBox({ classify: [bugfix(0.9, 0.02)], reproduce: [{ cost: 0.03 }], fix: [{ cost: 0.01 }] }, { verify: [check] });
+    try {
+      const id = await create(box);
+      await box.waitFor('the check to start', async () => existsSync(mark) && (await readFile(mark, 'utf8')) !== '');
+      const cancel = await box.orange(['task', 'cancel', id, '--yes']);
+      expect(cancel.code, cancel.stderr).toBe(0);
+      expect(cancel.stdout.split('\n')).toEqual([
+        `task ${id}: verifying → stopped`,
+        `Stopped task ${id}; its checkpoint is kept (resume with: orange task resume ${id})`,
+        'Completed: reproduce, fix',
+        'In progress: verification',
+        'Cost so far: $0.0600 of a $5.00 budget',
+      ]);
+      const pid = Number(await readFile(mark, 'utf8'));
+      await box.waitFor('the hung check to be gone', async () => !alive(pid), 10_000);
+      const resumed = await box.orange(['task', 'resume', id]);
+      expect(resumed.code, resumed.stderr).toBe(0);
+      await finish(box, id, 'completed');
+      expect(await statuses(box, id)).toEqual(['classifying', 'routing', 'executing', 'verifying', 'stopped', 'verifying', 'completed']);
+      expect((await calls(box)).map((c) => c.phase)).toEqual(['classify', 'reproduce', 'fix']);
+      const checks = (await box.history(id)).filter((e) => e.type === 'pipeline.check');
+      expect(checks).toMatchObject([{ ok: true, log: expect.stringMatching(/^runs\/.*-check-1\.log$/) }]);
+      expect(await readFile(join(box.paths.taskDir('demo', id), String(checks[0]?.log)), 'utf8')).toContain('checked');
+    } finally {
+      await rm(mark, { force: true });
+    }
+  }, 90_000);
+
+  it('abandons a stopped task: cancel again ends it failed, frees its worktree, keeps its checkpoint, and then it can be deleted', async () => {
+    box = await pipelineBox({ classify: [bugfix()], reproduce: ['hang'] });
+    const id = await create(box);
+    await box.waitFor('the reproduce phase to start', async () => (await calls(box!)).some((c) => c.phase === 'reproduce'));
+    const workspace = (await box.task(id)).meta.workspace;
+    expect(workspace).toBeTruthy();
+    expect((await box.orange(['task', 'cancel', id, '--yes'])).code).toBe(0);
+    const refused = await box.orange(['task', 'delete', id, '--yes']);
+    expect(refused.stderr).toMatch(/only a finished task .* cancel it first/);
+    const abandon = await box.orange(['task', 'cancel', id, '--yes', '--json']);
+    expect(abandon.code, abandon.stderr).toBe(0);
+    expect(JSON.parse(abandon.stdout)).toMatchObject({ from: 'stopped', to: 'failed', failedHooks: [], abandoned: { checkpoint: join(box.paths.taskDir('demo', id), 'checkpoint.json') } });
+    expect((await box.task(id)).meta).toMatchObject({ status: 'failed', workspace: null });
+    const pool = JSON.parse((await box.orange(['workspace', 'list', '--json'])).stdout) as { workspaces: Array<{ path: string; task: string | null }> };
+    expect(pool.workspaces.find((w) => w.path === workspace)?.task).toBeNull();
+    expect(await checkpoint(box, id)).toMatchObject({ state: 'failed', current_phase: 'reproduce' });
+    const deleted = await box.orange(['task', 'delete', id, '--yes']);
+    expect(deleted.code, deleted.stderr).toBe(0);
   }, 90_000);
 
   it('feeds a failed verification into the retried phase prompt', async () => {
@@ -226,6 +339,17 @@ describe('pipeline workflow, end to end', () => {
     expect(fixes[1]?.prompt).toContain('CHECK-MARKER: fixed.txt is missing');
   }, 90_000);
 });
+
+/** SIGKILLs the driver and its agent once the `fix` phase runs, as a machine restart would, and waits until they are gone. */
+async function killMidFix(b: Sandbox, id: string): Promise<void> {
+  await b.waitFor('the fix phase to start', async () => (await calls(b)).some((c) => c.phase === 'fix'));
+  const hung = (await calls(b)).find((c) => c.phase === 'fix')!;
+  const driver = await execa('pgrep', ['-f', `pipeline run --project demo ${id}`], { reject: false });
+  const pids = [...String(driver.stdout).split('\n').filter(Boolean).map(Number), hung.pid];
+  expect(pids.length, 'the driver process').toBeGreaterThan(1);
+  for (const pid of pids) process.kill(pid, 'SIGKILL');
+  await b.waitFor('the killed processes to be gone', async () => pids.every((p) => !alive(p)), 10_000);
+}
 
 function alive(pid: number): boolean {
   try {

@@ -84,6 +84,17 @@ describe('codex harness', () => {
     expect(await (await harness(codex({ bin: 'sh' }))).h.installed()).toBe(true);
   });
 
+  it('says which models it can price (a run of any other counts $0), and prices a run without a tier as the configured model', async () => {
+    const { h } = await harness(codex({ model: 'gpt-5-codex', prices: { 'gpt-5-codex': { input: 1, output: 10 } } }));
+    expect(h.headless?.canPrice?.('gpt-5-codex')).toBe(true);
+    expect(h.headless?.canPrice?.('gpt-5')).toBe(false);
+    expect(h.headless?.canPrice?.(null)).toBe(true);
+    const stdout = JSON.stringify({ type: 'turn.completed', usage: { input_tokens: 1_000_000, output_tokens: 0 } });
+    expect(h.headless?.result({ exitCode: 0, stdout, stderr: '', resultFile: null, model: null }).costUsd).toBe(1);
+    const { h: unpriced } = await harness(codex());
+    expect(unpriced.headless?.canPrice?.(null)).toBe(false);
+  });
+
   it('refuses bad options naming the plugin and the field', () => {
     expect(() => codex({ bin: '' })).toThrow(/plugin codex: option "bin"/);
   });

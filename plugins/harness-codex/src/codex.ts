@@ -85,7 +85,13 @@ function codexHarness(options: ResolvedCodexOptions, orangeHome: string): Harnes
     headless: {
       tiers: options.tiers,
       command: (request) => ({ argv: codexHeadlessArgv(options.bin, options.extraArgs, { ...request, model: request.model ?? options.model ?? null }) }),
-      result: (run) => codexHeadlessResult(run, options.prices),
+      // A run without a tier ran on the configured model: priced as that one.
+      result: (run) => codexHeadlessResult({ ...run, model: run.model ?? options.model ?? null }, options.prices),
+      // Codex reports tokens, not money: a model without a price counts $0 against a budget.
+      canPrice: (model) => {
+        const used = model ?? options.model;
+        return used !== undefined && Object.hasOwn(options.prices, used);
+      },
     },
   };
 }

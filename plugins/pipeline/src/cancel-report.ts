@@ -11,11 +11,35 @@ export interface CancelReport {
   readonly budget_usd: number;
 }
 
-/** The report for a task just stopped: phases completed, the phase in progress, the cost so far. Pure. */
-export function cancelReport(meta: TaskMeta): CancelReport {
+/**
+ * What was in progress when a task was stopped from `from`: the classifier, the wait for a
+ * clarification, routing, the phase being run or retried, the verification; nothing before the
+ * task started. Pure.
+ */
+export function inProgress(meta: TaskMeta, from: string): string | null {
   const f = pipelineFields(meta);
-  const inProgress = f.phase && !f.phasesDone.includes(f.phase) ? f.phase : f.phases.length === 0 ? (f.intent ? 'routing' : 'classify') : null;
-  return { id: meta.id, status: meta.status, completed: f.phasesDone, in_progress: inProgress, cost_total_usd: f.costTotalUsd, budget_usd: f.budgetUsd };
+  switch (from) {
+    case 'classifying':
+      return 'classify';
+    case 'awaiting_clarification':
+      return 'clarification';
+    case 'routing':
+      return 'routing';
+    case 'executing':
+    case 'retrying':
+    case 'escalating':
+      return f.phase && !f.phasesDone.includes(f.phase) ? f.phase : (f.phases.find((p) => !f.phasesDone.includes(p)) ?? null);
+    case 'verifying':
+      return 'verification';
+    default:
+      return null;
+  }
+}
+
+/** The report for a task just stopped from `from`: phases completed, what was in progress, the cost so far. Pure. */
+export function cancelReport(meta: TaskMeta, from: string): CancelReport {
+  const f = pipelineFields(meta);
+  return { id: meta.id, status: meta.status, completed: f.phasesDone, in_progress: inProgress(meta, from), cost_total_usd: f.costTotalUsd, budget_usd: f.budgetUsd };
 }
 
 /** The report as lines for a terminal. */

@@ -3,11 +3,8 @@ import { join } from 'node:path';
 import { parseSections, renderPrompt, type Orange, type Task, type TaskMeta, type TaskRef } from '@orange/core';
 import { execa } from 'execa';
 import { writeCheckpoint } from './checkpoint.js';
-import { pipelineOf, type PipelineInstance } from './pipeline.js';
-import { afterFailure, nextTier, overBudget, pipelineFields, routeFor, type PipelineFields } from './policy.js';
-
-/** Longest failure text kept in the frontmatter and fed into the next prompt. */
-const FAILURE_CHARS = 3000;
+import { pipelineOf, type PipelineInstance } from './instance.js';
+import { afterChecks, afterFailure, afterPhaseRun, nextTier, overBudget, pipelineFields, roundUsd, routeFor, type PipelineFields } from './policy.js';
 
 /**
  * The pipeline driver (`orange pipeline run`): runs a task from its current state until it
@@ -21,7 +18,7 @@ export async function runPipeline(orange: Orange, ref: TaskRef): Promise<Task> {
   for (;;) {
     const task = await orange.engine.readVerified(ref);
     const next = await step(orange, pipeline, task);
-    if (next === null) return task;
+    if (next === null) return orange.store.read(ref.project, ref.id);
   }
 }
 
@@ -38,18 +35,15 @@ async function step(orange: Orange, pipeline: PipelineInstance, task: Task): Ste
       return execute(orange, pipeline, task, f);
     case 'retrying': {
       const to = afterFailure(pipeline.settings, f);
-      if (to === 'failed') {
-        await notice(orange, task, 'breaker', `circuit breaker tripped: ${f.consecutiveFailures} consecutive failed runs; last failure: ${oneLine(f.lastFailure)}`);
-      }
-      return go(orange, task, to, to === 'failed' ? 'circuit breaker tripped' : undefined);
+      if (to !== 'failed') return go(orange, task, to);
+      const message = `circuit breaker tripped: ${f.consecutiveFailures} consecutive failed runs; last failure: ${oneLine(f.lastFailure)}`;
+      return goWithNotice(orange, task, 'failed', 'circuit breaker tripped', { kind: 'breaker', message });
     }
     case 'escalating': {
       const { tiers } = await pipeline.headlessHarness(task);
-      if (nextTier(tiers, f.tier) === null) {
-        await notice(orange, task, 'exhausted', `retries used up at the top tier ${f.tier || '(default)'}; last failure: ${oneLine(f.lastFailure)}`);
-        return go(orange, task, 'failed', 'retries used up at the top tier');
-      }
-      return go(orange, task, 'executing');
+      if (nextTier(tiers, f.tier) !== null) return go(orange, task, 'executing');
+      const message = `retries used up at the top tier ${f.tier || '(default)'}; last failure: ${oneLine(f.lastFailure)}`;
+      return goWithNotice(orange, task, 'failed', 'retries used up at the top tier', { kind: 'exhausted', message });
     }
     case 'verifying':
       return verify(orange, pipeline, task, f);
@@ -58,30 +52,66 @@ async function step(orange: Orange, pipeline: PipelineInstance, task: Task): Ste
   }
 }
 
+/** The states the driver works in; after it moved a task anywhere else, it ends. */
+const DRIVEN = new Set(['classifying', 'routing', 'executing', 'retrying', 'escalating', 'verifying']);
+
+/**
+ * Asks for a move; the driver goes on only after its own move into a state it works in. Moved
+ * elsewhere (stopped, failed, …), or by someone else first (a cancel), it ends at once: a resume
+ * may already have started the next driver, and two must never run the same task.
+ */
 async function go(orange: Orange, task: Task, to: string, reason?: string): Step {
-  await orange.engine.transition(ref(task), to, { cause: 'auto', expectFrom: task.meta.status, ...(reason ? { reason } : {}) });
-  return true;
+  const result = await orange.engine.transition(ref(task), to, { cause: 'auto', expectFrom: task.meta.status, ...(reason ? { reason } : {}) });
+  return result.changed && DRIVEN.has(to) ? true : null;
 }
 
 function ref(task: Task): TaskRef {
   return { project: task.meta.project, id: task.meta.id };
 }
 
-/** Writes pipeline fields under the task lock (and the checkpoint, which mirrors them). */
-async function record(orange: Orange, task: Task, patch: Partial<TaskMeta>, body?: (b: string) => string): Promise<Task> {
-  const updated = await orange.store.withTaskLock(task.meta.project, task.meta.id, async () => {
-    await orange.engine.readVerified(ref(task));
-    return orange.store.update(task.meta.project, task.meta.id, patch, body);
-  });
-  await writeCheckpoint(orange.paths, updated.meta);
-  return updated;
+interface Notice {
+  readonly kind: 'breaker' | 'exhausted' | 'budget';
+  readonly message: string;
 }
 
+/**
+ * A move someone should hear about: the notice is recorded, then the move made without the core's
+ * status notification, then the notice raised (`pipelineNotice`, which the plugin turns into one
+ * `pipeline.<kind>` notification carrying the diagnostics). A move someone else made first
+ * (a cancel) raises nothing.
+ */
+async function goWithNotice(orange: Orange, task: Task, to: string, reason: string, notice: Notice): Step {
+  await appendEvent(orange, task, { type: 'pipeline.notice', kind: notice.kind, message: notice.message });
+  orange.log.warn('pipeline notice', { task: task.meta.id, kind: notice.kind, message: notice.message });
+  const from = task.meta.status;
+  const result = await orange.engine.transition(ref(task), to, { cause: 'auto', expectFrom: from, reason, notify: false });
+  if (!result.changed) return null;
+  try {
+    await orange.hooks.pipelineNotice.promise({ orange, task: result.task, kind: notice.kind, message: notice.message, from, to });
+  } catch (error) {
+    orange.log.error('lifecycle hook failed', { hook: 'pipelineNotice', error: error instanceof Error ? error.message : String(error) });
+  }
+  // Into stopped or failed: nothing is left for this driver to do.
+  return null;
+}
+
+/**
+ * Writes pipeline fields and the checkpoint, which mirrors them, under the task lock: a late
+ * write can never replace the checkpoint of a newer state.
+ */
+async function record(orange: Orange, task: Task, patch: Partial<TaskMeta>, body?: (b: string) => string): Promise<Task> {
+  return orange.store.withTaskLock(task.meta.project, task.meta.id, async () => {
+    await orange.engine.readVerified(ref(task));
+    const updated = await orange.store.update(task.meta.project, task.meta.id, patch, body);
+    await writeCheckpoint(orange.paths, updated.meta);
+    return updated;
+  });
+}
+
+/** The move into `stopped` sets `stop_reason` from its reason (the plugin's afterTransition). */
 async function stopForBudget(orange: Orange, task: Task, f: PipelineFields): Step {
   const reason = `budget exceeded: cost $${f.costTotalUsd.toFixed(2)} of a $${f.budgetUsd.toFixed(2)} budget`;
-  const updated = await record(orange, task, { stop_reason: reason });
-  await notice(orange, updated, 'budget', reason);
-  return go(orange, updated, 'stopped', reason);
+  return goWithNotice(orange, task, 'stopped', reason, { kind: 'budget', message: reason });
 }
 
 async function classify(orange: Orange, pipeline: PipelineInstance, task: Task, f: PipelineFields): Step {
@@ -106,7 +136,7 @@ async function classify(orange: Orange, pipeline: PipelineInstance, task: Task, 
   const updated = await record(orange, task, {
     intent: result.intent,
     confidence: result.confidence,
-    cost_total_usd: round(f.costTotalUsd + (result.costUsd ?? 0)),
+    cost_total_usd: roundUsd(f.costTotalUsd + (result.costUsd ?? 0)),
   });
   await appendEvent(orange, task, { type: 'pipeline.classified', intent: result.intent, confidence: result.confidence });
   return go(orange, updated, result.confidence >= pipeline.settings.threshold ? 'routing' : 'awaiting_clarification');
@@ -148,28 +178,7 @@ async function execute(orange: Orange, pipeline: PipelineInstance, task: Task, f
     feedback,
   });
   const run = await headlessRun(orange, pipeline, task, { phase, prompt, model: f.tier });
-  const cost = round(f.costTotalUsd + run.costUsd);
-  if (!run.ok) {
-    await record(orange, task, {
-      phase,
-      phase_result: 'failed',
-      cost_total_usd: cost,
-      consecutive_failures: f.consecutiveFailures + 1,
-      last_failure: `phase ${phase} (tier ${f.tier || 'default'}, attempt ${f.attempt}): ${run.output}`.slice(0, FAILURE_CHARS),
-    });
-    return true;
-  }
-  const done = [...f.phasesDone, phase];
-  const next = f.phases.find((p) => !done.includes(p)) ?? '';
-  await record(orange, task, {
-    phase: next || phase,
-    phases_done: done.join(','),
-    phase_result: next ? '' : 'passed',
-    cost_total_usd: cost,
-    consecutive_failures: 0,
-    last_failure: '',
-    attempt: next ? 1 : f.attempt,
-  });
+  await record(orange, task, afterPhaseRun(f, phase, run));
   return true;
 }
 
@@ -182,21 +191,20 @@ async function verify(orange: Orange, pipeline: PipelineInstance, task: Task, f:
     return go(orange, updated, 'retrying', 'verification failed');
   }
   const workspace = task.meta.workspace;
-  const outputs: string[] = [];
-  let passed = true;
-  for (const check of pipeline.settings.verify) {
+  let failure: string | null = null;
+  for (const [n, check] of pipeline.settings.verify.entries()) {
     const [file, ...args] = check as [string, ...string[]];
     const result = await execa(file, args, { cwd: workspace ?? undefined, reject: false, all: true, stdin: 'ignore', timeout: pipeline.settings.runTimeoutMs });
-    await appendEvent(orange, task, { type: 'pipeline.check', argv: check, exit_code: result.exitCode ?? null, ok: result.exitCode === 0 });
+    const exit = result.exitCode ?? result.signal ?? '?';
+    // Kept whether it passed or not, like an agent run's output: what "passed" meant can be read later.
+    const log = await writeRunFile(orange, task, `check-${n + 1}.log`, `$ ${check.join(' ')} (exit ${exit})\n${result.all ?? ''}\n`);
+    await appendEvent(orange, task, { type: 'pipeline.check', argv: check, exit_code: result.exitCode ?? null, ok: result.exitCode === 0, log });
     if (result.exitCode !== 0) {
-      passed = false;
-      outputs.push(`$ ${check.join(' ')} (exit ${result.exitCode ?? result.signal ?? '?'})\n${tail(result.all ?? '')}`);
+      failure = `$ ${check.join(' ')} (exit ${exit})\n${tail(result.all ?? '')}`;
       break;
     }
   }
-  await record(orange, task, passed
-    ? { verification: 'passed' }
-    : { verification: 'failed', consecutive_failures: f.consecutiveFailures + 1, last_failure: `verification failed:\n${outputs.join('\n')}`.slice(0, FAILURE_CHARS) });
+  await record(orange, task, afterChecks(f, failure));
   return true;
 }
 
@@ -210,12 +218,14 @@ interface RunInput {
 async function headlessRun(orange: Orange, pipeline: PipelineInstance, task: Task, input: RunInput) {
   const { harness } = await pipeline.headlessHarness(task);
   const headless = harness.headless!;
-  const runs = join(orange.paths.taskDir(task.meta.project, task.meta.id), 'runs');
-  await mkdir(runs, { recursive: true });
-  const stamp = `${new Date().toISOString().replace(/[:.]/g, '-')}-${input.phase}`;
+  const runs = await runsDir(orange, task);
+  const stamp = `${runStamp()}-${input.phase}`;
   const resultFile = join(runs, `${stamp}.result.json`);
   const workspace = task.meta.workspace ?? process.cwd();
   const model = input.model || null;
+  if (pipelineFields(task.meta).budgetUsd > 0 && headless.canPrice?.(model) === false) {
+    orange.log.warn('run counts $0 against the budget: the harness has no price for its model', { task: task.meta.id, harness: harness.name, model: model ?? '(default)', phase: input.phase });
+  }
   const command = headless.command({ task: task.meta, prompt: input.prompt, workspace, model, phase: input.phase, resultFile });
   const [file, ...args] = command.argv as [string, ...string[]];
   await appendEvent(orange, task, { type: 'pipeline.run.started', phase: input.phase, tier: input.model, harness: harness.name });
@@ -238,14 +248,23 @@ async function appendEvent(orange: Orange, task: Task, event: { type: string } &
   await orange.store.appendHistory(task.meta.project, task.meta.id, event);
 }
 
-async function notice(orange: Orange, task: Task, kind: 'breaker' | 'exhausted' | 'budget', message: string): Promise<void> {
-  await appendEvent(orange, task, { type: 'pipeline.notice', kind, message });
-  orange.log.warn('pipeline notice', { task: task.meta.id, kind, message });
-  try {
-    await orange.hooks.pipelineNotice.promise({ orange, task, kind, message });
-  } catch (error) {
-    orange.log.error('lifecycle hook failed', { hook: 'pipelineNotice', error: error instanceof Error ? error.message : String(error) });
-  }
+/** The task's `runs/` folder (agent runs and checks keep their output there), created on first use. */
+async function runsDir(orange: Orange, task: Task): Promise<string> {
+  const runs = join(orange.paths.taskDir(task.meta.project, task.meta.id), 'runs');
+  await mkdir(runs, { recursive: true });
+  return runs;
+}
+
+/** A file name prefix that sorts by time. */
+function runStamp(): string {
+  return new Date().toISOString().replace(/[:.]/g, '-');
+}
+
+/** Writes `text` to `runs/<stamp>-<name>` and returns that path relative to the task folder. */
+async function writeRunFile(orange: Orange, task: Task, name: string, text: string): Promise<string> {
+  const file = `${runStamp()}-${name}`;
+  await writeFile(join(await runsDir(orange, task), file), text);
+  return `runs/${file}`;
 }
 
 async function template(orange: Orange, task: Task, name: string): Promise<string> {
@@ -263,8 +282,4 @@ function tail(text: string): string {
 
 function oneLine(text: string): string {
   return text.replace(/\s+/g, ' ').slice(0, 200);
-}
-
-function round(usd: number): number {
-  return Math.round(usd * 1e6) / 1e6;
 }

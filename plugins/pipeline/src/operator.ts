@@ -1,6 +1,6 @@
 import { OrangeError, parseSections, setSection, type Orange, type Task, type TaskRef, type TransitionResult } from '@orange/core';
 import { writeCheckpoint } from './checkpoint.js';
-import { pipelineOf } from './pipeline.js';
+import { pipelineOf } from './instance.js';
 import { pipelineFields, resumeTarget } from './policy.js';
 
 const RUNNING = new Set(['classifying', 'routing', 'executing', 'retrying', 'escalating', 'verifying']);
@@ -65,4 +65,20 @@ export async function resumeTask(orange: Orange, ref: TaskRef, options: { budget
   }
   const fields = pipelineFields(task.meta);
   return orange.engine.transition(ref, resumeTarget(fields), { cause: 'request', reason: 'resume', expectFrom: 'stopped' });
+}
+
+/**
+ * `orange task respawn` (and the dashboard's Enter) on a pipeline task: its "agent" is the driver,
+ * which is restarted as `orange task resume` does (a dead driver's task is stopped, then resumed
+ * from its checkpoint), never the harness interactively. Undefined for a status the engine itself
+ * refuses (created, finished).
+ */
+export async function respawnTask(orange: Orange, ref: TaskRef): Promise<Task | undefined> {
+  const task = await orange.engine.readVerified(ref);
+  const status = task.meta.status;
+  if (status === 'awaiting_clarification') {
+    throw new OrangeError('E_NOT_ALLOWED', `task ${ref.id} is awaiting_clarification: nothing runs until it is clarified (orange task clarify ${ref.id} "more detail")`);
+  }
+  if (!RUNNING.has(status) && status !== 'stopped') return undefined;
+  return (await resumeTask(orange, ref)).task;
 }

@@ -1,28 +1,14 @@
-import { definePlugin, OrangeError, type ActionContext, type Gate, type GateResult, type Harness, type Orange, type OrangePlugin, type Task } from '@orange/core';
+import { definePlugin, OrangeError, type ActionContext, type Gate, type GateResult, type Harness, type NotificationPriority, type Orange, type OrangePlugin, type Task } from '@orange/core';
 import { writeCheckpoint } from './checkpoint.js';
-import { parsePipelineOptions, type PipelineOptions, type PipelineSettings } from './options.js';
+import { setPipelineInstance, type PipelineInstance } from './instance.js';
+import { respawnTask } from './operator.js';
+import { parsePipelineOptions, type PipelineOptions } from './options.js';
 import { afterFailure, nextTier, overBudget, pipelineFields, tiersFor } from './policy.js';
+
+export { pipelineOf, type PipelineInstance } from './instance.js';
 
 /** The harness name under which the pipeline driver is started in the task's tmux session. */
 export const DRIVER_HARNESS = 'pipeline-driver';
-
-/** What the pipeline plugin leaves on the Orange instance for the CLI's pipeline commands. */
-export interface PipelineInstance {
-  readonly settings: PipelineSettings;
-  /** The harness running a task's phases headless, and its tier list. */
-  headlessHarness(task: Task): Promise<{ harness: Harness; tiers: readonly string[] }>;
-}
-
-// A registered symbol, not a module-level WeakMap: a config that imports its own copy of this
-// package must still be found by the CLI's copy.
-const INSTANCE = Symbol.for('orange.plugin-pipeline');
-
-/** The pipeline plugin loaded into `orange`, or E_NO_PROVIDER. */
-export function pipelineOf(orange: Orange): PipelineInstance {
-  const instance = (orange as unknown as Record<symbol, PipelineInstance | undefined>)[INSTANCE];
-  if (!instance) throw new OrangeError('E_NO_PROVIDER', 'the pipeline plugin is not loaded (add pipeline() to the plugins in your orange config)');
-  return instance;
-}
 
 const ok: GateResult = { ok: true };
 const no = (reason: string): GateResult => ({ ok: false, reason });
@@ -45,7 +31,7 @@ export function pipeline(options: PipelineOptions = {}): OrangePlugin {
         return { harness, tiers: tiersFor(settings, harness.name, harness.headless.tiers) };
       };
       const instance: PipelineInstance = { settings, headlessHarness };
-      (orange as unknown as Record<symbol, PipelineInstance>)[INSTANCE] = instance;
+      setPipelineInstance(orange, instance);
 
       orange.registerHarness(driverHarness(orange));
 
@@ -98,17 +84,34 @@ export function pipeline(options: PipelineOptions = {}): OrangePlugin {
         const kill = orange.hooks.actions.get('kill_session');
         if (kill && kill.taps.length > 0) await kill.promise(ctx);
       });
+      // `verification` is kept: a failed verdict holds the breaker's count until the checks run again.
       action('next_attempt', async (ctx) => {
-        await ctx.update({ attempt: pipelineFields(ctx.task.meta).attempt + 1, phase_result: '', verification: '' });
+        await ctx.update({ attempt: pipelineFields(ctx.task.meta).attempt + 1, phase_result: '' });
       });
       action('escalate_tier', async (ctx) => {
         const { tiers } = await headlessHarness(ctx.task);
         const next = nextTier(tiers, pipelineFields(ctx.task.meta).tier);
-        if (next !== null) await ctx.update({ tier: next, attempt: 1, phase_result: '', verification: '' });
+        if (next !== null) await ctx.update({ tier: next, attempt: 1, phase_result: '' });
       });
 
       orange.hooks.afterTransition.tapPromise('pipeline', async (event) => {
-        if (event.workflow.name === 'pipeline') await writeCheckpoint(orange.paths, event.task.meta);
+        if (event.workflow.name !== 'pipeline') return;
+        let meta = event.task.meta;
+        // Why it stopped is the stop's own reason (cancelled, budget exceeded, …), and only while stopped.
+        const stopReason = event.to === 'stopped' ? (event.reason ?? 'stopped') : '';
+        if ((event.to === 'stopped' || event.from === 'stopped') && pipelineFields(meta).stopReason !== stopReason) {
+          // The engine holds the task lock while afterTransition runs.
+          meta = (await orange.store.update(meta.project, meta.id, { stop_reason: stopReason })).meta;
+        }
+        await writeCheckpoint(orange.paths, meta);
+      });
+      orange.hooks.pipelineNotice.tap('pipeline', ({ task, kind, message, from, to }) => {
+        const { title, priority } = NOTICES[kind];
+        orange.notifications.raise({ event: `pipeline.${kind}`, priority, title: `${title}: ${task.meta.summary.trim() || task.meta.branch}`, reason: message, task: task.meta, from, to });
+      });
+      orange.hooks.respawn.tapPromise('pipeline', async ({ task, workflow }) => {
+        if (workflow.name !== 'pipeline') return undefined;
+        return respawnTask(orange, { project: task.meta.project, id: task.meta.id });
       });
       orange.hooks.taskCreated.tapPromise('pipeline', async (event) => {
         const workflow = await orange.workflowForProject(event.task.meta.project);
@@ -117,6 +120,13 @@ export function pipeline(options: PipelineOptions = {}): OrangePlugin {
     },
   });
 }
+
+/** How each pipeline notice reads as a notification: the breaker and the top tier need a person now. */
+const NOTICES: Readonly<Record<'breaker' | 'exhausted' | 'budget', { title: string; priority: NotificationPriority }>> = {
+  breaker: { title: 'Circuit breaker tripped', priority: 'urgent' },
+  exhausted: { title: 'Retries used up at the top tier', priority: 'urgent' },
+  budget: { title: 'Stopped at its budget', priority: 'warning' },
+};
 
 /** The "harness" that starts the pipeline driver (`orange pipeline run`) instead of an agent. */
 function driverHarness(orange: Orange): Harness {

@@ -1,6 +1,9 @@
 import type { TaskMeta } from '@orange/core';
 import type { PipelineSettings } from './options.js';
 
+/** Longest failure text kept in the frontmatter and fed into the next prompt. */
+export const FAILURE_CHARS = 3000;
+
 /** The pipeline's own fields as the driver reads them from a task. */
 export interface PipelineFields {
   readonly intent: string;
@@ -81,4 +84,69 @@ export function resumeTarget(fields: PipelineFields): 'classifying' | 'executing
   if (fields.phases.length === 0) return 'classifying';
   if (fields.phasesDone.length >= fields.phases.length) return 'verifying';
   return 'executing';
+}
+
+/** What a finished headless run of a phase reported, as far as the pipeline's fields care. */
+export interface PhaseRun {
+  readonly ok: boolean;
+  readonly output: string;
+  readonly costUsd: number;
+}
+
+/**
+ * The fields a finished phase run writes: its result and cost, the next phase, and the circuit
+ * breaker's count. A failure adds 1 to the count; a success resets it, except while the checks'
+ * last verdict is a failure: a phase re-run to fix failed checks has not shown that it fixed
+ * anything until they pass (else "the phase passes, the checks fail" would never trip the breaker). Pure.
+ */
+export function afterPhaseRun(fields: PipelineFields, phase: string, run: PhaseRun): Partial<TaskMeta> {
+  const cost = roundUsd(fields.costTotalUsd + run.costUsd);
+  if (!run.ok) {
+    return {
+      phase,
+      phase_result: 'failed',
+      cost_total_usd: cost,
+      consecutive_failures: fields.consecutiveFailures + 1,
+      last_failure: `phase ${phase} (tier ${fields.tier || 'default'}, attempt ${fields.attempt}): ${run.output}`.slice(0, FAILURE_CHARS),
+    };
+  }
+  const done = [...fields.phasesDone, phase];
+  const next = fields.phases.find((p) => !done.includes(p)) ?? '';
+  const fixingChecks = fields.verification === 'failed';
+  return {
+    phase: next || phase,
+    phases_done: done.join(','),
+    phase_result: next ? '' : 'passed',
+    cost_total_usd: cost,
+    consecutive_failures: fixingChecks ? fields.consecutiveFailures : 0,
+    last_failure: '',
+    attempt: next ? 1 : fields.attempt,
+    // After the last phase the checks run afresh; their verdict stays until then.
+    ...(next ? {} : { verification: '' }),
+  };
+}
+
+/** The fields the checks write: passed resets the breaker's count, failed adds 1 and keeps the output for the retry. Pure. */
+export function afterChecks(fields: PipelineFields, failure: string | null): Partial<TaskMeta> {
+  if (failure === null) return { verification: 'passed', consecutive_failures: 0 };
+  return { verification: 'failed', consecutive_failures: fields.consecutiveFailures + 1, last_failure: `verification failed:\n${failure}`.slice(0, FAILURE_CHARS) };
+}
+
+/** USD rounded to a millionth, so sums of run costs do not drift. Pure. */
+export function roundUsd(usd: number): number {
+  return Math.round(usd * 1e6) / 1e6;
+}
+
+/**
+ * How many of `count` tiers a task that keeps failing from the first one reaches before the
+ * breaker ends it: tier i is reached only while i × attempts < breaker (the breaker is checked
+ * before escalating, departure 4 of docs/workflows.md). Pure.
+ */
+export function tiersReached(settings: Pick<PipelineSettings, 'attempts' | 'breaker'>, count: number): number {
+  return Math.min(count, Math.ceil(settings.breaker / settings.attempts));
+}
+
+/** The smallest breaker that lets a task that keeps failing reach tier `index` (0: the first). Pure. */
+export function breakerToReach(settings: Pick<PipelineSettings, 'attempts'>, index: number): number {
+  return index * settings.attempts + 1;
 }

@@ -11,7 +11,8 @@ const RUNNING = ['classifying', 'routing', 'executing', 'retrying', 'escalating'
  * conditions on what the driver recorded are guards. Departures from the seed (docs/workflows.md):
  * `failed` is reached from `retrying` (circuit breaker) and `escalating` (top tier used up)
  * instead of `stopped`; `stopped` keeps cancel and budget, may be entered from every running
- * state (cancel), and is left by `orange task resume`, so it is not terminal.
+ * state (cancel), and is left by `orange task resume`, so it is not terminal; a stopped task
+ * nobody will resume is abandoned into `failed` (`orange task cancel` again), which frees its worktree.
  */
 export const pipelineWorkflow: WorkflowInput = {
   name: 'pipeline',
@@ -43,13 +44,21 @@ export const pipelineWorkflow: WorkflowInput = {
     { from: 'executing', to: 'retrying', guard: 'phase_result == "failed"', description: 'phase failed: log it, choose the retry' },
     { from: 'retrying', to: 'executing', gate: 'pipeline-same-tier', hooks: ['next_attempt'], description: 'attempts left at this tier' },
     { from: 'retrying', to: 'escalating', gate: 'pipeline-tier-used-up', description: 'attempts at this tier used up' },
-    { from: 'retrying', to: 'failed', gate: 'pipeline-breaker-tripped', hooks: ['stop_pipeline'], description: 'circuit breaker: full diagnostics' },
+    { from: 'retrying', to: 'failed', gate: 'pipeline-breaker-tripped', hooks: ['stop_pipeline', 'release_workspace'], description: 'circuit breaker: full diagnostics' },
     { from: 'escalating', to: 'executing', gate: 'pipeline-higher-tier', hooks: ['escalate_tier'], description: 're-run the phase on the next tier' },
-    { from: 'escalating', to: 'failed', gate: 'pipeline-top-tier', hooks: ['stop_pipeline'], description: 'top tier used up' },
+    { from: 'escalating', to: 'failed', gate: 'pipeline-top-tier', hooks: ['stop_pipeline', 'release_workspace'], description: 'top tier used up' },
     { from: 'verifying', to: 'completed', guard: 'verification == "passed"', hooks: ['stop_pipeline', 'release_workspace'] },
     { from: 'verifying', to: 'retrying', guard: 'verification == "failed"', description: 'feed the check output into the retry' },
     ...RUNNING.map((from) => ({ from, to: 'stopped', hooks: ['stop_pipeline'], description: 'cancel or budget exceeded: keep the checkpoint' })),
-    ...(['classifying', 'executing', 'verifying'] as const).map((to) => ({ from: 'stopped', to, gate: 'pipeline-resumable', hooks: ['start_pipeline'], description: 'resume from the checkpoint' })),
+    // A task cancelled in `created` never had a worktree: resuming acquires one (a no-op when held).
+    ...(['classifying', 'executing', 'verifying'] as const).map((to) => ({
+      from: 'stopped',
+      to,
+      gate: 'pipeline-resumable',
+      hooks: ['acquire_workspace', 'start_pipeline'],
+      description: 'resume from the checkpoint',
+    })),
+    { from: 'stopped', to: 'failed', hooks: ['release_workspace'], description: 'abandoned (task cancel on a stopped task): the checkpoint is kept, the worktree freed' },
   ],
   // The driver asks for every transition itself; an exit it did not announce (killed) is only
   // marked, and `orange task resume` restarts it.

@@ -1,6 +1,6 @@
 import * as Args from '@oclif/core/args';
 import * as Flags from '@oclif/core/flags';
-import { inlineText } from '@orange/core';
+import { inlineText, OrangeError } from '@orange/core';
 import { OrangeCommand } from '../../base-command.js';
 import { projectFlag } from '../../flags.js';
 import { resolveProject } from '../../locate.js';
@@ -19,6 +19,7 @@ export default class TaskCreate extends OrangeCommand {
     'cat spec.md | <%= config.bin %> task create fix/dates "Fix date parsing" --context -',
     '<%= config.bin %> task create feature/x "Review my branch" --status reviewing',
     '<%= config.bin %> task create fix/login --issue 123',
+    '<%= config.bin %> task create fix/dates "Fix date parsing" --budget 2.50',
   ];
   static override args = {
     branch: Args.string({ ignoreStdin: true, description: 'Git branch for the task (default: orange-tasks/<id>).' }),
@@ -33,6 +34,7 @@ export default class TaskCreate extends OrangeCommand {
     'review-harness': Flags.string({ description: 'Harness for the reviewer.' }),
     effort: Flags.string({ description: 'Effort level passed to the worker harness.' }),
     'review-effort': Flags.string({ description: 'Effort level passed to the reviewer harness.' }),
+    budget: Flags.string({ description: 'Budget of a pipeline task, in USD (default: the pipeline plugin\'s budgetUsd).' }),
     issue: Flags.string({
       description: "Create the task from a tracker issue (123, #123 or its URL): its title is the summary, its body the ## Context, and the pull request closes it.",
     }),
@@ -42,6 +44,14 @@ export default class TaskCreate extends OrangeCommand {
     const { args, flags } = await this.parse(TaskCreate);
     const orange = await this.orange();
     const project = await resolveProject(orange, flags.project);
+    const budgetUsd = flags.budget === undefined ? undefined : Number(flags.budget);
+    if (budgetUsd !== undefined) {
+      if (!(Number.isFinite(budgetUsd) && budgetUsd > 0)) throw new OrangeError('E_INVALID_INPUT', `--budget must be a positive number of USD, not "${flags.budget}"`);
+      const workflow = await orange.workflowForProject(project.name);
+      if (!Object.hasOwn(workflow.definition.fields, 'budget_usd')) {
+        throw new OrangeError('E_INVALID_INPUT', `--budget is for pipeline tasks; project ${project.name} runs the ${workflow.name} workflow, which has no budget`);
+      }
+    }
     let { branch, summary } = args;
     // `orange task create "fix the bug"`: a branch never contains spaces, a summary usually does.
     if (branch !== undefined && summary === undefined && /\s/.test(branch)) [branch, summary] = [undefined, branch];
@@ -67,6 +77,7 @@ export default class TaskCreate extends OrangeCommand {
       reviewEffort: flags['review-effort'] ?? null,
       spawn: flags.spawn && flags.status !== 'reviewing',
       issue,
+      ...(budgetUsd !== undefined ? { fields: { budget_usd: budgetUsd } } : {}),
     });
     const { meta } = result.task;
     const failure = actionFailure(result.failures, `task ${meta.id} was created (${meta.status})`);

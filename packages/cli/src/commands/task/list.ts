@@ -90,7 +90,12 @@ export default class TaskList extends OrangeCommand {
         if (flagged.length > ATTENTION_LINES) legend.push(`  … and ${flagged.length - ATTENTION_LINES} more (orange task list --json)`);
       }
       if ([...flagsOf.values()].some((f) => f.tampered.length)) legend.push('⚠ TASK.md was edited by hand in an engine-owned field; run orange task repair <id>');
-      if ([...flagsOf.values()].some((f) => f.dead.length)) legend.push('✗ agent not running; start it again with orange task respawn <id>');
+      const dead = rows.filter((r) => flagsOf.get(r.task.meta.id)?.dead.length);
+      if (dead.length) {
+        // A pipeline task's "agent" is its driver: respawn resumes it from the checkpoint, as task resume does.
+        const driven = dead.some((r) => r.workflow.name === 'pipeline');
+        legend.push(`✗ agent not running; start it again with orange task respawn <id>${driven ? ' (a pipeline task: its driver resumes from the checkpoint, as with orange task resume <id>)' : ''}`);
+      }
       if (legend.length) this.log(`\n${legend.join('\n')}`);
     });
   }

@@ -1,0 +1,98 @@
+/**
+ * The pipeline workflow through the CLI's own commands: `task create --budget`, `task list`'s
+ * PIPELINE column, `task cancel` (stop, then abandon) and `task delete`, as people read them.
+ * The pipeline driver really runs in tmux with the demo's scripted headless agent.
+ */
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { TaskMeta } from '@orange/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CliSandbox, root } from './cli-sandbox.js';
+
+const plugin = (dir: string) => JSON.stringify(pathToFileURL(join(root, dir, 'dist/index.js')).href);
+const AGENT = join(root, 'packages/cli/agents/pipeline-agent.mjs');
+const scripted = { name: 'scripted', worker: ['sleep', '300'], headless: [process.execPath, AGENT, '{phase}', '{model}', '{prompt}'], tiers: ['haiku', 'sonnet', 'opus'] };
+const CONFIG = [
+  `import { command } from ${plugin('plugins/harness-command')};`,
+  `import { pipeline } from ${plugin('plugins/pipeline')};`,
+  'export default {',
+  "  harness: 'scripted',",
+  `  plugins: [command(${JSON.stringify(scripted)}), pipeline({ budgetUsd: 5 })],`,
+  '};',
+  '',
+].join('\n');
+
+let box: CliSandbox;
+beforeAll(async () => {
+  box = await CliSandbox.create({ config: CONFIG, poolSize: 4 });
+  await box.json(['project', 'update', 'demo', '--workflow', 'pipeline']);
+  await box.addProject('plain');
+});
+afterAll(() => box?.cleanup());
+
+async function waitForStatus(id: string, status: string): Promise<TaskMeta> {
+  try {
+    await box.waitFor(`task ${id} to be ${status}`, async () => (await box.task(id)).meta.status === status, 60_000);
+  } catch (error) {
+    const log = await box.orange(['log', '--lines', '40']);
+    throw new Error(`${(error as Error).message}\nhistory: ${JSON.stringify(await box.history(id))}\nlog:\n${log.stdout}`);
+  }
+  return (await box.task(id)).meta;
+}
+
+describe('pipeline tasks on the command line', () => {
+  it('creates a task with its own budget, and refuses --budget for another workflow or a bad amount in one line, creating nothing', async () => {
+    const meta = await box.createTask(['fix/budget', 'Fix the budget line', '--budget', '2.5']);
+    expect(meta).toMatchObject({ status: 'created', budget_usd: 2.5 });
+    const plain = await box.orange(['task', 'create', 'x/plain', 'Plain task', '--budget', '1', '--project', 'plain']);
+    expect(plain.code).toBe(1);
+    expect(plain.stderr).toBe('orange: --budget is for pipeline tasks; project plain runs the default workflow, which has no budget');
+    const bad = await box.jsonError(['task', 'create', 'x/bad', 'Bad budget', '--budget', 'lots']);
+    expect(bad.error).toBe('--budget must be a positive number of USD, not "lots"');
+    const all = await box.json<{ tasks: TaskMeta[] }>(['task', 'list', '--all']);
+    expect(all.tasks.map((t) => t.branch)).toEqual(['fix/budget']);
+  });
+
+  it('shows phase, tier, attempt and cost/budget in the PIPELINE column of task list', async () => {
+    const done = await box.createTask(['fix/typo', 'Fix the greeting typo'], { spawn: true, context: 'agent.intent: bugfix 0.9\nagent.cost: 0.02\nagent.pace: 50\n' });
+    const finished = await waitForStatus(done.id, 'completed');
+    expect(finished).toMatchObject({ phases_done: 'reproduce,fix', tier: 'haiku' });
+    const list = await box.orange(['task', 'list']);
+    expect(list.code, list.stderr).toBe(0);
+    const lines = list.stdout.split('\n');
+    expect(lines[0]).toMatch(/^ID +STATUS +PIPELINE +BRANCH +AGENTS +UPDATED +SUMMARY$/);
+    expect(lines.find((l) => l.startsWith(done.id))).toMatch(/ completed +fix 2\/2 haiku #1 \$0\.06\/\$5\.00 +fix\/typo /);
+    expect(lines.find((l) => l.includes('fix/budget'))).toMatch(/ created +\$0\.00\/\$2\.50 +fix\/budget /);
+  }, 90_000);
+
+  it('cancels a task into stopped with its report, cancels it again to abandon it (failed, checkpoint kept), and then deletes it', async () => {
+    const meta = await box.createTask(['fix/abandon', 'Abandon me', '--budget', '1.5']);
+    const stop = await box.orange(['task', 'cancel', meta.id, '--yes']);
+    expect(stop.code, stop.stderr).toBe(0);
+    expect(stop.stdout.split('\n')).toEqual([
+      `task ${meta.id}: created → stopped`,
+      `Stopped task ${meta.id}; its checkpoint is kept (resume with: orange task resume ${meta.id})`,
+      'Completed: nothing',
+      'In progress: nothing',
+      'Cost so far: $0.0000 of a $1.50 budget',
+    ]);
+    expect((await box.task(meta.id)).meta.stop_reason).toBe('cancelled');
+    const early = await box.orange(['task', 'delete', meta.id, '--yes']);
+    expect(early.stderr).toMatch(/only a finished task .* cancel it first/);
+    const asked = await box.orange(['task', 'cancel', meta.id]);
+    expect(asked.stderr).toMatch(/^orange: Abandon stopped task .*: give up the progress in its checkpoint \(the file is kept for inspection\) and end it failed needs confirmation/);
+    const abandon = await box.orange(['task', 'cancel', meta.id, '--yes']);
+    expect(abandon.code, abandon.stderr).toBe(0);
+    const checkpoint = join(box.paths.taskDir('demo', meta.id), 'checkpoint.json');
+    expect(abandon.stdout.split('\n')).toEqual([
+      `task ${meta.id}: stopped → failed`,
+      `Abandoned task ${meta.id}: the progress in its checkpoint is given up (it can no longer be resumed); the checkpoint is kept for inspection: ${checkpoint}`,
+      `Delete the task with: orange task delete ${meta.id}`,
+    ]);
+    expect((await box.task(meta.id)).meta).toMatchObject({ status: 'failed', stop_reason: '' });
+    expect((await box.history(meta.id)).filter((e) => e.type === 'status.changed').map((e) => `${String(e.to)}:${String(e.reason)}`)).toEqual(['stopped:cancelled', 'failed:abandoned']);
+    const again = await box.jsonError(['task', 'cancel', meta.id, '--yes']);
+    expect(again.error).toMatch(/failed is terminal/);
+    await box.json(['task', 'delete', meta.id, '--yes']);
+  });
+});

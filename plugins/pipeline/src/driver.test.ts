@@ -1,0 +1,115 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { definePlugin, type HeadlessRunner, type TaskRef } from '@orange/core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { pipelineBox, type Plan, type PipelineBox } from '../test/pipeline-box.js';
+import { runPipeline } from './driver.js';
+import type { PipelineOptions } from './options.js';
+
+// The driver run in this process on a task the engine started (start_pipeline's spawn_agent is a
+// stand-in here): its decisions, what it writes, what it notifies. Runs really start `true`;
+// checks really run.
+
+let box: PipelineBox | undefined;
+afterEach(async () => {
+  await box?.cleanup();
+  box = undefined;
+});
+
+const FAIL = [process.execPath, '-e', "console.log('CHECK says: 2 failing'); process.exit(1)"];
+const PASS = [process.execPath, '-e', "console.log('CHECK says: all green')"];
+
+async function drive(options: PipelineOptions, plan: Plan, extra: Parameters<typeof pipelineBox>[2] = []): Promise<{ b: PipelineBox; ref: TaskRef }> {
+  const b = await pipelineBox({ intents: { bugfix: { phases: ['reproduce', 'fix'] } }, ...options }, { classify: [{ data: { intent: 'bugfix', confidence: 0.9 } }], ...plan }, extra);
+  box = b;
+  const ref = await b.task();
+  await b.to(ref, 'classifying');
+  await runPipeline(b.orange, ref);
+  await b.orange.notifications.settle();
+  return { b, ref };
+}
+
+async function moves(b: PipelineBox, ref: TaskRef): Promise<string[]> {
+  return (await b.orange.store.history(ref.project, ref.id)).filter((e) => e.type === 'status.changed').map((e) => String(e.to));
+}
+
+describe('the pipeline driver', () => {
+  it('trips the breaker on phases that pass while the checks keep failing, however many attempts are left', async () => {
+    const { b, ref } = await drive({ attempts: 10, breaker: 3, verify: [FAIL] }, {});
+    const meta = await b.meta(ref);
+    expect(meta).toMatchObject({ status: 'failed', consecutive_failures: 3, attempt: 3, tier: 'small' });
+    expect(String(meta.last_failure)).toContain('CHECK says: 2 failing');
+    expect(b.runs).toEqual(['classify@small', 'reproduce@small', 'fix@small', 'fix@small', 'fix@small']);
+    const round = ['executing', 'verifying', 'retrying'];
+    expect(await moves(b, ref)).toEqual(['classifying', 'routing', ...round, ...round, ...round, 'failed']);
+    const last = (await b.orange.store.history(ref.project, ref.id)).filter((e) => e.type === 'status.changed').at(-1);
+    expect(last).toMatchObject({ from: 'retrying', to: 'failed', reason: 'circuit breaker tripped' });
+  });
+
+  it('raises one urgent pipeline.breaker notification carrying the diagnostics, and no status one for failed', async () => {
+    const { b, ref } = await drive({ attempts: 2, breaker: 3 }, { fix: [{ ok: false }, { ok: false }, { ok: false, output: 'fix failed: null pointer' }] });
+    expect((await b.meta(ref)).status).toBe('failed');
+    const urgent = b.notified.filter((n) => n.priority === 'urgent');
+    expect(urgent).toEqual([
+      expect.objectContaining({
+        event: 'pipeline.breaker',
+        title: 'Circuit breaker tripped: fix it',
+        reason: expect.stringMatching(/^circuit breaker tripped: 3 consecutive failed runs; last failure: phase fix \(tier big, attempt 1\): fix failed: null pointer/),
+        from: 'retrying',
+        to: 'failed',
+        task: expect.objectContaining({ id: ref.id, status: 'failed' }),
+      }),
+    ]);
+    expect(b.notified.filter((n) => n.event === 'status.changed' && n.to === 'failed')).toEqual([]);
+  });
+
+  it('raises urgent pipeline.exhausted at the top tier, and a warning pipeline.budget instead of the status one for stopped', async () => {
+    const exhausted = await drive({ attempts: 1, breaker: 10 }, { fix: [{ ok: false }, { ok: false }] });
+    expect(exhausted.b.notified.map((n) => [n.event, n.priority, n.to])).toEqual([['pipeline.exhausted', 'urgent', 'failed']]);
+    expect(exhausted.b.notified[0]?.reason).toMatch(/^retries used up at the top tier big; last failure: phase fix \(tier big/);
+    await exhausted.b.cleanup();
+    const budget = await drive({ budgetUsd: 0.02 }, { reproduce: [{ costUsd: 0.05 }] });
+    expect(budget.b.notified.map((n) => [n.event, n.priority, n.from, n.to, n.reason])).toEqual([
+      ['pipeline.budget', 'warning', 'executing', 'stopped', 'budget exceeded: cost $0.06 of a $0.02 budget'],
+    ]);
+    expect(await budget.b.meta(budget.ref)).toMatchObject({ status: 'stopped', stop_reason: 'budget exceeded: cost $0.06 of a $0.02 budget' });
+  });
+
+  it("lets a team's classify tap replace the classifier agent", async () => {
+    const rules = definePlugin({
+      name: 'team-rules',
+      apply: (orange) => orange.hooks.classify.tapPromise('team-rules', async ({ task, intents }) => (task.meta.summary.includes('fix') && intents.includes('bugfix') ? { intent: 'bugfix', confidence: 0.99, costUsd: 0 } : undefined)),
+    });
+    const { b, ref } = await drive({}, {}, [rules]);
+    expect(b.runs).toEqual(['reproduce@small', 'fix@small']);
+    expect(await b.meta(ref)).toMatchObject({ status: 'completed', intent: 'bugfix', confidence: 0.99, cost_total_usd: 0.02 });
+    expect((await b.orange.store.history(ref.project, ref.id)).filter((e) => e.type === 'pipeline.classified')).toMatchObject([{ intent: 'bugfix', confidence: 0.99 }]);
+  });
+
+  it('keeps the output of passing checks too, and names its file in the pipeline.check event', async () => {
+    const { b, ref } = await drive({ verify: [PASS, PASS] }, {});
+    expect((await b.meta(ref)).status).toBe('completed');
+    const checks = (await b.orange.store.history(ref.project, ref.id)).filter((e) => e.type === 'pipeline.check');
+    expect(checks).toMatchObject([
+      { ok: true, exit_code: 0, log: expect.stringMatching(/^runs\/.*-check-1\.log$/) },
+      { ok: true, exit_code: 0, log: expect.stringMatching(/^runs\/.*-check-2\.log$/) },
+    ]);
+    const text = await readFile(join(b.orange.paths.taskDir(ref.project, ref.id), String(checks[0]?.log)), 'utf8');
+    expect(text).toContain('(exit 0)');
+    expect(text).toContain('CHECK says: all green');
+  });
+
+  it('logs each run the harness cannot price while a budget is in force: it counts $0', async () => {
+    box = await pipelineBox({ intents: { docs: { phases: ['write'] } } }, { classify: [{ data: { intent: 'docs', confidence: 0.9 } }] });
+    const headless = box.orange.harnesses.get('h')?.headless as { canPrice?: HeadlessRunner['canPrice'] };
+    headless.canPrice = () => false;
+    const ref = await box.task();
+    await box.to(ref, 'classifying');
+    await runPipeline(box.orange, ref);
+    const lines = (await readFile(box.orange.paths.logFile, 'utf8')).split('\n').filter((l) => l.includes('counts $0 against the budget'));
+    expect(lines.map((l) => JSON.parse(l) as Record<string, unknown>)).toMatchObject([
+      { level: 'warn', msg: 'run counts $0 against the budget: the harness has no price for its model', harness: 'h', model: 'small', phase: 'classify' },
+      { level: 'warn', harness: 'h', model: 'small', phase: 'write' },
+    ]);
+  });
+});
