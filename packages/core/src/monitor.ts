@@ -131,6 +131,9 @@ export class Monitor {
       }
     }
 
+    // Entries whose deliverer was killed or never started (delivered in the background; settle() waits).
+    this.orange.notifications.flushOutbox();
+
     const reactions: Array<{ task: string; reaction: string; outcome: string }> = [];
     const pullRequests = await this.syncPullRequests(tasks, workflowOf, reactions);
     const stale = await this.raiseStale(tasks, workflowOf);

@@ -1,9 +1,12 @@
-import { readFile } from 'node:fs/promises';
-import { afterEach, describe, expect, it } from 'vitest';
-import { errorOf, sandbox, taskIn, type Sandbox } from '../test/fixtures.js';
+import { readdir, readFile } from 'node:fs/promises';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { errorOf, recordingPlugin, sandbox, taskIn, type Sandbox } from '../test/fixtures.js';
 import { Monitor } from './monitor.js';
-import type { Notification, Notifier } from './notifications.js';
+import { NotificationOutbox } from './notification-outbox.js';
+import { OUTBOX_GRACE_MS, type Notification, type Notifier } from './notifications.js';
+import { Orange } from './orange.js';
 import type { OrangePlugin } from './plugin.js';
+import { OrangePaths } from './store/paths.js';
 
 /** A plugin registering one notifier per name that records what it was sent (or fails as told). */
 function notifiers(received: Record<string, Notification[]>, behave: Record<string, 'throw' | 'hang'> = {}): OrangePlugin {
@@ -32,10 +35,24 @@ async function logLines(box: Sandbox): Promise<Array<Record<string, unknown>>> {
 
 let box: Sandbox | undefined;
 afterEach(async () => {
+  vi.useRealTimers();
   await box?.orange.notifications.settle();
   await box?.cleanup();
   box = undefined;
 });
+
+/**
+ * Another Orange instance on the box's home (another process, as far as the outbox can tell):
+ * a deliverer, or with `outbox` a one-shot CLI call.
+ */
+function processOn(home: string, plugins: OrangePlugin[], options: { outbox?: boolean; config?: Record<string, unknown> } = {}): Promise<Orange> {
+  return Orange.create(
+    { ...options.config, plugins: [recordingPlugin([]), ...plugins] },
+    { paths: new OrangePaths(home), notificationDelivery: options.outbox ? 'outbox' : 'in-process' },
+  );
+}
+
+const outboxNames = async (home: string) => (await readdir(new OrangePaths(home).outboxDir).catch(() => [] as string[])).filter((n) => n.endsWith('.json'));
 
 describe('notification events', () => {
   it('raises action when a task reaches reviewing, with the task, the move and an attach line', async () => {
@@ -137,6 +154,97 @@ describe('notification events', () => {
     const error = await errorOf(sandbox({ notifications: { routes: { loud: ['desktop'] } } }));
     expect(error.code).toBe('E_CONFIG');
     expect(error.message).toContain('notifications.routes');
+  });
+});
+
+describe('the outbox (one-shot CLI calls)', () => {
+  it('writes a raised notification to $ORANGE_HOME/outbox instead of delivering it, and the deliverer delivers and removes it', async () => {
+    const got = { hook: [] as Notification[] };
+    box = await sandbox({}, [notifiers(got)]);
+    const deliverer = await processOn(box.home, [notifiers(got)]);
+    const oneShot = await processOn(box.home, [notifiers(got)], { outbox: true });
+    const ref = await taskIn(box, 'working');
+    await oneShot.engine.transition(ref, 'stuck', { reason: 'went in circles' });
+    await oneShot.notifications.settle();
+    expect(got.hook, 'nothing is delivered by the raising process').toEqual([]);
+    expect(oneShot.notifications.outboxWrites).toBe(1);
+    const [name] = await outboxNames(box.home);
+    expect(name).toMatch(/^\d{13}-[0-9A-Za-z]{10}\.json$/);
+    const entry = JSON.parse(await readFile(new OrangePaths(box.home).outboxEntryFile(name ?? ''), 'utf8'));
+    expect(entry).toEqual({ notification: expect.objectContaining({ event: 'status.changed', to: 'stuck', reason: 'went in circles' }), cwd: process.cwd() });
+
+    expect(await deliverer.notifications.deliverOutbox()).toBe(1);
+    expect(got.hook).toEqual([expect.objectContaining({ event: 'status.changed', priority: 'urgent', to: 'stuck', task: expect.objectContaining({ id: ref.id, status: 'stuck' }) })]);
+    // Exactly as raised: the same object, key for key (the webhook posts it as its body).
+    expect(JSON.stringify(got.hook[0])).toBe(JSON.stringify(entry.notification));
+    expect(await outboxNames(box.home)).toEqual([]);
+  });
+
+  it('writes nothing when no notifier is routed the priority and nobody taps the notification hook', async () => {
+    box = await sandbox({ notifications: { routes: { urgent: ['desk'] } } }, [notifiers({ desk: [] })]);
+    const oneShot = await processOn(box.home, [notifiers({ desk: [] })], { outbox: true, config: { notifications: { routes: { urgent: ['desk'] } } } });
+    await oneShot.engine.transition(await taskIn(box, 'reviewing'), 'done');
+    await oneShot.notifications.settle();
+    expect(oneShot.notifications.outboxWrites).toBe(0);
+    expect(await outboxNames(box.home)).toEqual([]);
+  });
+
+  it('removes an entry after a failed attempt, logged, and goes on with the next', async () => {
+    const got = { broken: [] as Notification[] };
+    box = await sandbox({}, [notifiers(got, { broken: 'throw' })]);
+    const outbox = new NotificationOutbox(box.orange.paths);
+    const oneShot = await processOn(box.home, [notifiers({ broken: [] })], { outbox: true });
+    await oneShot.engine.transition(await taskIn(box, 'working'), 'stuck');
+    await oneShot.engine.transition(await taskIn(box, 'reviewing'), 'done');
+    await oneShot.notifications.settle();
+    expect(await outbox.due()).toHaveLength(2);
+    expect(await box.orange.notifications.deliverOutbox()).toBe(2);
+    expect(got.broken.map((n) => n.to)).toEqual(['stuck', 'done']);
+    expect(await outbox.due()).toEqual([]);
+    expect((await logLines(box)).filter((l) => l.msg === 'notifier failed').map((l) => l.error)).toEqual(['broken is down', 'broken is down']);
+  });
+
+  it('delivers each entry once when two deliverers race, one at a time', async () => {
+    const first = { slow: [] as Notification[] };
+    const second = { slow: [] as Notification[] };
+    // Each delivery takes a while, so the two deliverers overlap.
+    const slow = (into: Notification[]): OrangePlugin => ({
+      name: 'slow',
+      apply: (orange) =>
+        orange.notifications.register({ name: 'slow', send: async (n) => void into.push(n) || new Promise<void>((resolve) => setTimeout(resolve, 30)) }),
+    });
+    box = await sandbox({}, []);
+    const a = await processOn(box.home, [slow(first.slow)]);
+    const b = await processOn(box.home, [slow(second.slow)]);
+    const oneShot = await processOn(box.home, [notifiers({ slow: [] })], { outbox: true });
+    const refs = [];
+    for (let i = 0; i < 6; i++) refs.push(await taskIn(box, 'working'));
+    for (const ref of refs) await oneShot.engine.transition(ref, 'stuck');
+    await oneShot.notifications.settle();
+    const [byA, byB] = await Promise.all([a.notifications.deliverOutbox(), b.notifications.deliverOutbox()]);
+    const delivered = [...first.slow, ...second.slow].map((n) => n.task.id);
+    expect(byA + byB).toBe(6);
+    expect(delivered.sort()).toEqual(refs.map((r) => r.id).sort());
+    expect(await outboxNames(box.home)).toEqual([]);
+  });
+
+  it('is flushed by a monitor pass once an entry has waited OUTBOX_GRACE_MS for its deliverer (killed, or never started)', async () => {
+    const got = { desk: [] as Notification[] };
+    box = await sandbox({}, [notifiers(got)]);
+    const oneShot = await processOn(box.home, [notifiers({ desk: [] })], { outbox: true });
+    const ref = await taskIn(box, 'working');
+    vi.useFakeTimers({ toFake: ['Date'] });
+    await oneShot.engine.transition(ref, 'stuck');
+    await oneShot.notifications.settle();
+    const monitor = new Monitor(box.orange);
+    await monitor.pass();
+    await box.orange.notifications.settle();
+    expect(got.desk, 'a fresh entry is left to the deliverer started for it').toEqual([]);
+    vi.setSystemTime(Date.now() + OUTBOX_GRACE_MS + 1000);
+    await monitor.pass();
+    await box.orange.notifications.settle();
+    expect(got.desk).toEqual([expect.objectContaining({ event: 'status.changed', to: 'stuck', task: expect.objectContaining({ id: ref.id }) })]);
+    expect(await outboxNames(box.home)).toEqual([]);
   });
 });
 
