@@ -300,20 +300,59 @@ describe('a failing notifier', () => {
 describe('stale tasks', () => {
   const old = new Date(Date.now() - 3_600_000).toISOString();
 
-  it('raises urgent once for a task in an active status longer than staleAfterMs, again only after it moves', async () => {
+  it('raises urgent once for a task in an agent status longer than staleAfterMs, again only after it moves', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
     const got = { all: [] as Notification[] };
     box = await sandbox({ notifications: { staleAfterMs: 60_000 } }, [notifiers(got)]);
-    const ref = await taskIn(box, 'working', { meta: { created_at: old, updated_at: old } });
-    await box.orange.store.appendHistory(ref.project, ref.id, { type: 'status.changed', from: 'planning', to: 'working', timestamp: old });
-    const fresh = await taskIn(box, 'working');
+    const ref = await taskIn(box, 'working', { body: '## Handoff\n\nDONE: the form\n' });
     const monitor = new Monitor(box.orange);
-    expect((await monitor.pass()).stale).toEqual([ref.id]);
     expect((await monitor.pass()).stale).toEqual([]);
+    vi.setSystemTime(Date.now() + 61_000);
+    const fresh = await taskIn(box, 'working');
+    expect((await monitor.pass()).stale).toEqual([ref.id]);
+    expect((await monitor.pass()).stale, 'once per stay').toEqual([]);
+    // It moves on: a new stay, in a status of its own.
+    await box.orange.engine.transition(ref, 'agent-review');
+    expect((await monitor.pass()).stale).toEqual([]);
+    vi.setSystemTime(Date.now() + 61_000);
+    expect((await monitor.pass()).stale.sort()).toEqual([fresh.id, ref.id].sort());
     await box.orange.notifications.settle();
-    expect(got.all).toEqual([expect.objectContaining({ event: 'task.stale', priority: 'urgent', title: expect.stringMatching(/^In working for 60 min: /), task: expect.objectContaining({ id: ref.id }) })]);
+    const mine = got.all.filter((n) => n.task.id === ref.id);
+    expect(mine).toEqual([
+      expect.objectContaining({ event: 'task.stale', priority: 'urgent', title: expect.stringMatching(/^In working for 1 min: /) }),
+      expect.objectContaining({ event: 'task.stale', priority: 'urgent', title: expect.stringMatching(/^In agent-review for 1 min: /) }),
+    ]);
     const history = await box.orange.store.history(ref.project, ref.id);
-    expect(history.filter((e) => e.type === 'task.stale')).toEqual([expect.objectContaining({ status: 'working', since: old })]);
-    expect((await box.orange.store.history(fresh.project, fresh.id)).some((e) => e.type === 'task.stale')).toBe(false);
+    expect(history.filter((e) => e.type === 'task.stale').map((e) => e.status)).toEqual(['working', 'agent-review']);
+  });
+
+  it('leaves statuses that wait for a person (reviewing, stuck, clarification) alone, unless given a time of their own', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    box = await sandbox({ notifications: { staleAfterMs: 60_000 } }, [notifiers({ all: [] })]);
+    for (const status of ['reviewing', 'stuck', 'clarification']) await taskIn(box, status);
+    const working = await taskIn(box, 'working');
+    vi.setSystemTime(Date.now() + 3_600_000);
+    expect((await new Monitor(box.orange).pass()).stale).toEqual([working.id]);
+
+    const perStatus = await sandbox({ notifications: { staleAfterMs: { reviewing: 600_000 } } }, [notifiers({ all: [] })]);
+    try {
+      const review = await taskIn(perStatus, 'reviewing');
+      await taskIn(perStatus, 'working');
+      await taskIn(perStatus, 'stuck');
+      vi.setSystemTime(Date.now() + 300_000);
+      expect((await new Monitor(perStatus.orange).pass()).stale, 'not yet 10 min').toEqual([]);
+      vi.setSystemTime(Date.now() + 301_000);
+      expect((await new Monitor(perStatus.orange).pass()).stale).toEqual([review.id]);
+    } finally {
+      await perStatus.orange.notifications.settle();
+      await perStatus.cleanup();
+    }
+  });
+
+  it('refuses a staleAfterMs that is neither a time nor a record of times', async () => {
+    const error = await errorOf(sandbox({ notifications: { staleAfterMs: { reviewing: -1 } } }));
+    expect(error.code).toBe('E_CONFIG');
+    expect(error.message).toContain('notifications.staleAfterMs');
   });
 
   it('is not looked for without staleAfterMs', async () => {

@@ -85,8 +85,12 @@ export const NotificationsConfigSchema = z
       .optional(),
     /** How long one notifier may take with one notification before it is given up (and logged). */
     timeoutMs: z.number().int().positive().default(30_000),
-    /** A task in an active status longer than this raises an `urgent` `task.stale` (checked by the monitor). */
-    staleAfterMs: z.number().int().positive().optional(),
+    /**
+     * A task in one status longer than this raises an `urgent` `task.stale` (checked by the monitor).
+     * A number watches the statuses where an agent is at work (not those that wait for a person:
+     * reviewing, stuck, clarification); a record gives each watched status its own time.
+     */
+    staleAfterMs: z.union([z.number().int().positive(), z.record(z.string().min(1), z.number().int().positive())]).optional(),
     /** Priority of entering a status, over the built-in table; `null` silences a status. */
     statuses: z.record(z.string().min(1), priority.nullable()).default({}),
   })
