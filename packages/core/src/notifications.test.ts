@@ -157,6 +157,41 @@ describe('notification events', () => {
   });
 });
 
+describe('notifications raised as a task is created', () => {
+  it('raises urgent for a task created in clarification and action for one created in reviewing; nothing for pending', async () => {
+    const got = { all: [] as Notification[] };
+    box = await sandbox({}, [notifiers(got)]);
+    const unclear = await box.orange.engine.createTask({ project: 'demo', summary: '', spawn: false });
+    const ready = await box.orange.engine.createTask({ project: 'demo', summary: 'Review the docs', status: 'reviewing', spawn: false });
+    await box.orange.engine.createTask({ project: 'demo', summary: 'Later', spawn: false });
+    await box.orange.notifications.settle();
+    expect(unclear.task.meta.status).toBe('clarification');
+    expect(got.all.map((n) => [n.event, n.priority, n.task.id, n.from, n.to, n.title])).toEqual([
+      ['task.created', 'urgent', unclear.task.meta.id, null, 'clarification', `Needs clarification: ${unclear.task.meta.branch}`],
+      ['task.created', 'action', ready.task.meta.id, null, 'reviewing', 'Ready for review: Review the docs'],
+    ]);
+  });
+});
+
+describe('refused automatic moves', () => {
+  it('raises a warning when an exit rule’s move is vetoed (the task is flagged), but not for a refused request', async () => {
+    const got = { all: [] as Notification[] };
+    const veto: OrangePlugin = {
+      name: 'freeze',
+      apply: (orange) => orange.hooks.beforeTransition.tap('freeze', (event) => (event.to === 'agent-review' ? 'review is frozen this week' : undefined)),
+    };
+    box = await sandbox({}, [notifiers(got), veto]);
+    const ref = await taskIn(box, 'working', { meta: { worker_spawn: 's1' }, body: '## Handoff\n\nDONE: the form\n' });
+    await box.orange.engine.agentExited(ref, 'worker', 's1', 'exit');
+    await expect(box.orange.engine.transition(ref, 'agent-review')).rejects.toMatchObject({ code: 'E_VETOED' });
+    await box.orange.notifications.settle();
+    expect((await box.orange.store.read(ref.project, ref.id)).meta.attention).toContain('exit rule refused');
+    expect(got.all).toEqual([
+      expect.objectContaining({ event: 'transition.refused', priority: 'warning', from: 'working', to: 'agent-review', reason: 'review is frozen this week', title: 'Automatic move working → agent-review refused: a task in working' }),
+    ]);
+  });
+});
+
 describe('the outbox (one-shot CLI calls)', () => {
   it('writes a raised notification to $ORANGE_HOME/outbox instead of delivering it, and the deliverer delivers and removes it', async () => {
     const got = { hook: [] as Notification[] };
