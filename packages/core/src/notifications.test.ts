@@ -246,7 +246,13 @@ describe('the outbox (one-shot CLI calls)', () => {
     const slow = (into: Notification[]): OrangePlugin => ({
       name: 'slow',
       apply: (orange) =>
-        orange.notifications.register({ name: 'slow', send: async (n) => void into.push(n) || new Promise<void>((resolve) => setTimeout(resolve, 30)) }),
+        orange.notifications.register({
+          name: 'slow',
+          async send(n) {
+            into.push(n);
+            await new Promise((resolve) => setTimeout(resolve, 30));
+          },
+        }),
     });
     box = await sandbox({}, []);
     const a = await processOn(box.home, [slow(first.slow)]);
@@ -350,7 +356,7 @@ describe('stale tasks', () => {
     await box.orange.engine.transition(ref, 'agent-review');
     expect((await monitor.pass()).stale).toEqual([]);
     vi.setSystemTime(Date.now() + 61_000);
-    expect((await monitor.pass()).stale.sort()).toEqual([fresh.id, ref.id].sort());
+    expect([...(await monitor.pass()).stale].sort()).toEqual([fresh.id, ref.id].sort());
     await box.orange.notifications.settle();
     const mine = got.all.filter((n) => n.task.id === ref.id);
     expect(mine).toEqual([
