@@ -1,4 +1,4 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { errorOf, recordingPlugin, sandbox, taskIn, type Sandbox } from '../test/fixtures.js';
 import { Monitor } from './monitor.js';
@@ -224,7 +224,7 @@ describe('the outbox (one-shot CLI calls)', () => {
     expect(await outboxNames(box.home)).toEqual([]);
   });
 
-  it('removes an entry after a failed attempt, logged, and goes on with the next', async () => {
+  it('removes an entry after a failed attempt, logged, and goes on with the next; an unreadable one is dropped, logged', async () => {
     const got = { broken: [] as Notification[] };
     box = await sandbox({}, [notifiers(got, { broken: 'throw' })]);
     const outbox = new NotificationOutbox(box.orange.paths);
@@ -232,11 +232,15 @@ describe('the outbox (one-shot CLI calls)', () => {
     await oneShot.engine.transition(await taskIn(box, 'working'), 'stuck');
     await oneShot.engine.transition(await taskIn(box, 'reviewing'), 'done');
     await oneShot.notifications.settle();
-    expect(await outbox.due()).toHaveLength(2);
+    // A file that is no notification (written by hand, a disk that lied) is dropped with a log line, not retried forever.
+    await writeFile(box.orange.paths.outboxEntryFile(`${Date.now()}-TornTornTo.json`), '{"notification":');
+    expect(await outbox.due()).toHaveLength(3);
     expect(await box.orange.notifications.deliverOutbox()).toBe(2);
     expect(got.broken.map((n) => n.to)).toEqual(['stuck', 'done']);
     expect(await outbox.due()).toEqual([]);
-    expect((await logLines(box)).filter((l) => l.msg === 'notifier failed').map((l) => l.error)).toEqual(['broken is down', 'broken is down']);
+    const logged = await logLines(box);
+    expect(logged.filter((l) => l.msg === 'notifier failed').map((l) => l.error)).toEqual(['broken is down', 'broken is down']);
+    expect(logged).toContainEqual(expect.objectContaining({ level: 'error', msg: 'outbox entry unreadable; removed', entry: expect.stringMatching(/-TornTornTo\.json$/) }));
   });
 
   it('delivers each entry once when two deliverers race, one at a time', async () => {
