@@ -64,11 +64,13 @@ export abstract class OrangeCommand extends Command {
 
   /**
    * Once the command is done: notifications it wrote to the outbox get a detached deliverer, and
-   * the process exits without waiting for them.
+   * the process exits without waiting for them. Deliveries it started itself (a monitor, the
+   * dashboard) end first; an outbox flush stops after the entry in flight.
    */
   override async finally(error: Error | undefined): Promise<unknown> {
     const orange = await this.instance?.catch(() => undefined);
     if (orange) {
+      orange.notifications.stopFlushing();
       await orange.notifications.settle();
       if (orange.notifications.outboxWrites > 0) {
         const { startDeliverer } = await import('./notification-deliverer.js');

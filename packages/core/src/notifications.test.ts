@@ -293,6 +293,38 @@ describe('the outbox (one-shot CLI calls)', () => {
   });
 });
 
+describe('the outbox flush of a long-lived process', () => {
+  it('stops after the entry in flight when the monitor or dashboard quits; the rest stay in the outbox', async () => {
+    let release = () => undefined as void;
+    const inFlight = new Promise<void>((resolve) => (release = resolve));
+    const got: Notification[] = [];
+    const held: OrangePlugin = {
+      name: 'held',
+      apply: (orange) =>
+        orange.notifications.register({
+          name: 'held',
+          async send(n) {
+            got.push(n);
+            await inFlight;
+          },
+        }),
+    };
+    box = await sandbox({}, [held]);
+    const oneShot = await processOn(box.home, [notifiers({ held: [] })], { outbox: true });
+    vi.useFakeTimers({ toFake: ['Date'] });
+    for (let i = 0; i < 3; i++) await oneShot.engine.transition(await taskIn(box, 'working'), 'stuck');
+    await oneShot.notifications.settle();
+    vi.setSystemTime(Date.now() + OUTBOX_GRACE_MS + 1000);
+    box.orange.notifications.flushOutbox();
+    await vi.waitFor(() => expect(got).toHaveLength(1));
+    box.orange.notifications.stopFlushing();
+    release();
+    await box.orange.notifications.settle();
+    expect(got).toHaveLength(1);
+    expect(await outboxNames(box.home)).toHaveLength(2);
+  });
+});
+
 describe('a failing notifier', () => {
   it('is logged and does not stop the others, and the transition is not affected', async () => {
     const got = { broken: [] as Notification[], fine: [] as Notification[] };

@@ -118,6 +118,8 @@ export interface OutboxDeliveryOptions {
   readonly minAgeMs?: number;
   /** The instance whose config delivers an entry (the deliverer loads the config of the entry's directory); default this one. */
   readonly instanceFor?: (entry: OutboxEntry) => Promise<Orange>;
+  /** Stops taking entries once aborted (the one in flight is finished); the rest stay in the outbox. */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -130,7 +132,7 @@ export class Notifications {
   private readonly notifiers = new Map<string, Notifier>();
   private readonly pending = new Set<Promise<void>>();
   private readonly outbox: NotificationOutbox;
-  private flushing = false;
+  private flushing: AbortController | null = null;
   private written = 0;
 
   constructor(
@@ -235,10 +237,12 @@ export class Notifications {
     let delivered = 0;
     // Looked at again after the lock is released: an entry written while this process held it,
     // whose own deliverer found the lock held and left, is this process's to deliver.
-    while ((await due()).length > 0) {
+    const stopped = () => options.signal?.aborted === true;
+    while (!stopped() && (await due()).length > 0) {
       const ran = await this.outbox.whileDelivering(async () => {
-        for (let names = await due(); names.length > 0; names = await due()) {
+        for (let names = await due(); names.length > 0 && !stopped(); names = await due()) {
           for (const name of names) {
+            if (stopped()) return;
             tried.add(name);
             const { entry, problem } = await this.outbox.read(name);
             if (entry) {
@@ -264,17 +268,26 @@ export class Notifications {
    */
   flushOutbox(): void {
     if (this.flushing) return;
-    this.flushing = true;
+    const flushing = new AbortController();
+    this.flushing = flushing;
     this.track(
-      this.deliverOutbox({ minAgeMs: OUTBOX_GRACE_MS })
+      this.deliverOutbox({ minAgeMs: OUTBOX_GRACE_MS, signal: flushing.signal })
         .then((count) => {
           if (count > 0) this.orange.log.child('notifications').info('outbox flushed', { delivered: count });
         })
         .catch((error: unknown) => this.orange.log.child('notifications').error('outbox flush failed', { error: message(error) }))
         .finally(() => {
-          this.flushing = false;
+          this.flushing = null;
         }),
     );
+  }
+
+  /**
+   * Stops a running outbox flush after the entry in flight: a monitor or dashboard that quits must
+   * not work through a backlog for a dead webhook first. What is left stays in the outbox.
+   */
+  stopFlushing(): void {
+    this.flushing?.abort();
   }
 
   private track(work: Promise<void>): void {

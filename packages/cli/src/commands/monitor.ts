@@ -26,6 +26,8 @@ export default class MonitorCommand extends OrangeCommand {
     const monitor = new Monitor(orange, { project: flags.project, intervalMs: flags.interval });
     if (flags.once) {
       const report = await monitor.pass();
+      // The pass's notifications and its outbox flush, all of it: one pass is what was asked for.
+      await orange.notifications.settle();
       this.emit(report, () => this.printReport(report, true));
       return;
     }
