@@ -4,7 +4,7 @@ import { format } from 'node:util';
 import { Command } from '@oclif/core/command';
 import * as Errors from '@oclif/core/errors';
 import * as Flags from '@oclif/core/flags';
-import { blockText, isOrangeError, terminalJson, type Orange } from '@orange/core';
+import { blockText, isOrangeError, terminalJson, type NotificationDelivery, type Orange } from '@orange/core';
 import { EXIT_REFUSED, EXIT_USAGE, writeError } from './error-output.js';
 
 /**
@@ -20,6 +20,13 @@ export abstract class OrangeCommand extends Command {
 
   private instance: Promise<Orange> | undefined;
 
+  /**
+   * Where this command's notifications go. A one-shot command writes them to the outbox and leaves
+   * their delivery to a detached deliverer, so that an agent's `task update` never waits on a slow
+   * webhook; a long-lived one (the monitor, the dashboard) delivers them itself. Set before `orange()`.
+   */
+  protected notificationDelivery: NotificationDelivery = 'outbox';
+
   /** Read from argv, not the parsed flags, so that a parse error is reported as JSON too. */
   protected get json(): boolean {
     const end = this.argv.indexOf('--');
@@ -28,22 +35,49 @@ export abstract class OrangeCommand extends Command {
 
   /** The Orange instance for this invocation (config, plugins, stores, engine). */
   protected orange(): Promise<Orange> {
-    this.instance ??= (async () => {
-      const [{ Orange, OrangePaths, loadConfig }, { defaultPlugins }, { sharedModules }] = await Promise.all([
-        import('@orange/core'),
-        import('./default-plugins.js'),
-        import('./shared-modules.js'),
-      ]);
-      const paths = OrangePaths.fromEnv();
-      const loaded = await loadConfig(process.cwd(), paths, { modules: await sharedModules() });
-      return Orange.create(loaded.config, {
-        paths,
-        defaultPlugins,
-        cliEntry: join(this.config.root, 'bin', 'run.js'),
-        configFile: loaded.file,
-      });
-    })();
+    this.instance ??= this.orangeFor(process.cwd());
     return this.instance;
+  }
+
+  /** An Orange instance on the config found from `cwd` (the notification deliverer serves other directories' entries). */
+  protected async orangeFor(cwd: string): Promise<Orange> {
+    const [{ Orange, OrangePaths, loadConfig }, { defaultPlugins }, { sharedModules }] = await Promise.all([
+      import('@orange/core'),
+      import('./default-plugins.js'),
+      import('./shared-modules.js'),
+    ]);
+    const paths = OrangePaths.fromEnv();
+    const loaded = await loadConfig(cwd, paths, { modules: await sharedModules() });
+    return Orange.create(loaded.config, {
+      paths,
+      defaultPlugins,
+      cliEntry: this.cliEntry,
+      configFile: loaded.file,
+      notificationDelivery: this.notificationDelivery,
+    });
+  }
+
+  /** The `orange` entry script, for processes this CLI starts of itself. */
+  protected get cliEntry(): string {
+    return join(this.config.root, 'bin', 'run.js');
+  }
+
+  /**
+   * Once the command is done: notifications it wrote to the outbox get a detached deliverer, and
+   * the process exits without waiting for them. Deliveries it started itself (a monitor, the
+   * dashboard) end first; an outbox flush stops after the entry in flight.
+   */
+  override async finally(error: Error | undefined): Promise<unknown> {
+    const orange = await this.instance?.catch(() => undefined);
+    if (orange) {
+      orange.notifications.stopFlushing();
+      await orange.notifications.settle();
+      if (orange.notifications.outboxWrites > 0) {
+        const { startDeliverer } = await import('./notification-deliverer.js');
+        startDeliverer(this.cliEntry, orange);
+      }
+    }
+    return super.finally(error);
   }
 
   /** Prints `data` as JSON with --json, else runs `human`. */

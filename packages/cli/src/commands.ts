@@ -10,6 +10,7 @@ import Init from './commands/init.js';
 import Install from './commands/install.js';
 import Log from './commands/log.js';
 import Monitor from './commands/monitor.js';
+import NotificationsDeliver from './commands/notifications/deliver.js';
 import PipelineRun from './commands/pipeline/run.js';
 import ProjectAdd from './commands/project/add.js';
 import ProjectList from './commands/project/list.js';
@@ -49,6 +50,7 @@ export const COMMANDS = {
   'install': Install,
   'log': Log,
   'monitor': Monitor,
+  'notifications:deliver': NotificationsDeliver,
   'pipeline:run': PipelineRun,
   'project:add': ProjectAdd,
   'project:list': ProjectList,

@@ -16,8 +16,9 @@ const STATUS_TITLES: Readonly<Record<string, string>> = {
 
 /**
  * The core's notification events, raised from the lifecycle hooks like any plugin would: a status
- * with a priority reached (docs/notifications.md), an agent crash, an action that failed. Stale
- * tasks are raised by the monitor, reactions by the reactions plugin.
+ * with a priority reached (docs/notifications.md) or a task created in one, an agent crash, an
+ * action that failed, an exit rule's move that was refused. Stale tasks are raised by the monitor,
+ * reactions by the reactions plugin.
  */
 export function coreNotifications(): OrangePlugin {
   return {
@@ -34,6 +35,34 @@ export function coreNotifications(): OrangePlugin {
           priority,
           title: `${STATUS_TITLES[event.to] ?? event.to}: ${label(event.task.meta)}`,
           reason: event.reason ?? null,
+          task: event.task.meta,
+          from: event.from,
+          to: event.to,
+        });
+      });
+      // Created straight in a status that needs a person (clarification: no summary; reviewing:
+      // --status reviewing) is as good as having moved there. Created pending raises nothing.
+      orange.hooks.taskCreated.tap('core-notifications', (event) => {
+        const status = event.task.meta.status;
+        const priority = notifications.statusPriority(status);
+        if (priority === null) return;
+        notifications.raise({
+          event: 'task.created',
+          priority,
+          title: `${STATUS_TITLES[status] ?? status}: ${label(event.task.meta)}`,
+          reason: 'created in this status',
+          task: event.task.meta,
+          to: status,
+        });
+      });
+      // A refused exit rule left the task flagged with no agent moving it: a person must look.
+      orange.hooks.transitionRefused.tap('core-notifications', (event) => {
+        if (event.source !== 'exit-rule') return;
+        notifications.raise({
+          event: 'transition.refused',
+          priority: 'warning',
+          title: `Automatic move ${event.from} → ${event.to} refused: ${label(event.task.meta)}`,
+          reason: event.reason,
           task: event.task.meta,
           from: event.from,
           to: event.to,

@@ -679,8 +679,9 @@ export class Engine {
    * Replaces one `## name` section of a task's TASK.md body (appending it when missing) under the
    * task lock, keeping every other byte and any concurrent edit of the rest of the body
    * (`orange task section set`): agents write artifacts without editing the file with regexes.
+   * `lockHeld`: the caller holds the task lock already (a lifecycle hook tap, which runs under it).
    */
-  async writeSection(ref: TaskRef, name: string, content: string): Promise<Task> {
+  async writeSection(ref: TaskRef, name: string, content: string, options: { readonly lockHeld?: boolean } = {}): Promise<Task> {
     const problem = sectionNameProblem(name);
     if (problem) throw new OrangeError('E_INVALID_INPUT', `section "${oneLineSummary(name).slice(0, 60)}": ${problem}`);
     if (Buffer.byteLength(content) > SECTION_MAX_BYTES) {
@@ -690,13 +691,14 @@ export class Engine {
     if (stray !== null) {
       throw new OrangeError('E_INVALID_INPUT', `section ${name}: the text has its own level-2 heading "## ${oneLineSummary(stray).slice(0, 60)}", which would start another section; use ### inside a section`);
     }
-    return this.orange.store.withTaskLock(ref.project, ref.id, async () => {
+    const write = async () => {
       await this.readVerified(ref);
       const task = await this.orange.store.update(ref.project, ref.id, {}, (body) => setSection(body, name, content));
       await this.record(task, { type: 'section.written', section: name, bytes: Buffer.byteLength(content.trim()) });
       this.orange.log.info('section written', { task: ref.id, section: name });
       return task;
-    });
+    };
+    return options.lockHeld ? write() : this.orange.store.withTaskLock(ref.project, ref.id, write);
   }
 
   /**

@@ -203,9 +203,11 @@ export function createHooks() {
     /** Exit monitoring moved a task on its own. */
     autoAdvanced: new AsyncSeriesHook<[AutoAdvancedEvent]>(['event']),
     /**
-     * A notification was raised (status reached, crash, failed action, stale task, reaction). Taps
-     * observe; delivery to notifiers is routed by the config (docs/notifications.md). Not awaited
-     * by transitions; bounded by `notifications.timeoutMs`.
+     * A notification is being delivered (status reached, task created in one, crash, failed action,
+     * refused automatic move, stale task, reaction). Taps observe, beside the routed notifiers, in
+     * the process that delivers: the outbox's deliverer for what a one-shot CLI call raised, else
+     * the raising process (docs/notifications.md). Not awaited by transitions; bounded by
+     * `notifications.timeoutMs`.
      */
     notification: new AsyncSeriesHook<[NotificationEvent]>(['event']),
     /** The monitor read an open pull request's checks and reviews; reactions tap this. */

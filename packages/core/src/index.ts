@@ -62,13 +62,17 @@ export {
   NotificationsConfigSchema,
   NOTIFICATION_PRIORITIES,
   STATUS_PRIORITIES,
+  OUTBOX_GRACE_MS,
   type Notification,
+  type NotificationDelivery,
   type NotificationInput,
+  type OutboxDeliveryOptions,
   type NotificationPriority,
   type NotificationTask,
   type NotificationsConfig,
   type Notifier,
 } from './notifications.js';
+export { NotificationOutbox, type OutboxEntry } from './notification-outbox.js';
 export {
   definePlugin,
   parsePluginOptions,

@@ -24,7 +24,7 @@ export interface MonitorReport {
   readonly sessionsKilled: readonly string[];
   readonly workspacesFreed: readonly string[];
   readonly pullRequests: ReadonlyArray<{ task: string; state: string; to: string | null }>;
-  /** Tasks found in an active status longer than `notifications.staleAfterMs` (raised once per stay). */
+  /** Tasks found in a watched status longer than `notifications.staleAfterMs` (raised once per stay). */
   readonly stale: readonly string[];
   /** What reactions did with open pull requests' feedback. */
   readonly reactions: ReadonlyArray<{ task: string; reaction: string; outcome: string }>;
@@ -131,6 +131,9 @@ export class Monitor {
       }
     }
 
+    // Entries whose deliverer was killed or never started (delivered in the background; settle() waits).
+    this.orange.notifications.flushOutbox();
+
     const reactions: Array<{ task: string; reaction: string; outcome: string }> = [];
     const pullRequests = await this.syncPullRequests(tasks, workflowOf, reactions);
     const stale = await this.raiseStale(tasks, workflowOf);
@@ -221,17 +224,18 @@ export class Monitor {
   }
 
   /**
-   * Raises an urgent `task.stale` for each task that has been in one active status longer than
+   * Raises an urgent `task.stale` for each task that has been in one watched status longer than its
    * `notifications.staleAfterMs`, once per stay in that status (recorded in its history).
    */
   private async raiseStale(tasks: readonly ListedTask[], workflowOf: (t: ListedTask) => Promise<Workflow>): Promise<string[]> {
-    const after = this.orange.config.notifications.staleAfterMs;
-    if (after === undefined) return [];
+    const setting = this.orange.config.notifications.staleAfterMs;
+    if (setting === undefined) return [];
     const raised: string[] = [];
     const now = Date.now();
     for (const task of tasks) {
       const workflow = await workflowOf(task);
-      if (!workflow.isActive(task.meta.status)) continue;
+      const after = staleAfter(setting, workflow, task.meta.status);
+      if (after === null) continue;
       // updated_at is at least the time the status was entered: a recent one needs no history read.
       if (now - Date.parse(task.meta.updated_at) < after && now - Date.parse(task.meta.created_at) < after) continue;
       const { project, id, status } = task.meta;
@@ -287,6 +291,17 @@ function enteredAt(history: readonly HistoryEvent[], status: string): string | n
     if (event.type === 'task.created') return event.timestamp;
   }
   return null;
+}
+
+/**
+ * How long a task may stay in `status` before it is stale, or null when that status is not watched.
+ * A plain number watches only statuses where an agent works (its exit would advance or crash the
+ * task): in one that waits for a person (reviewing, stuck, clarification) the wait is the person's.
+ */
+function staleAfter(setting: number | Readonly<Record<string, number>>, workflow: Workflow, status: string): number | null {
+  if (!workflow.isActive(status)) return null;
+  if (typeof setting === 'number') return onlyMarks(workflow, status) ? null : setting;
+  return Object.hasOwn(setting, status) ? (setting[status] ?? null) : null;
 }
 
 /** True when the exit rule of `status` neither advances nor counts a crash: an exit there only marks. */

@@ -1,9 +1,12 @@
-import { readFile } from 'node:fs/promises';
-import { afterEach, describe, expect, it } from 'vitest';
-import { errorOf, sandbox, taskIn, type Sandbox } from '../test/fixtures.js';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { errorOf, recordingPlugin, sandbox, taskIn, type Sandbox } from '../test/fixtures.js';
 import { Monitor } from './monitor.js';
-import type { Notification, Notifier } from './notifications.js';
+import { NotificationOutbox } from './notification-outbox.js';
+import { OUTBOX_GRACE_MS, type Notification, type Notifier } from './notifications.js';
+import { Orange } from './orange.js';
 import type { OrangePlugin } from './plugin.js';
+import { OrangePaths } from './store/paths.js';
 
 /** A plugin registering one notifier per name that records what it was sent (or fails as told). */
 function notifiers(received: Record<string, Notification[]>, behave: Record<string, 'throw' | 'hang'> = {}): OrangePlugin {
@@ -32,10 +35,24 @@ async function logLines(box: Sandbox): Promise<Array<Record<string, unknown>>> {
 
 let box: Sandbox | undefined;
 afterEach(async () => {
+  vi.useRealTimers();
   await box?.orange.notifications.settle();
   await box?.cleanup();
   box = undefined;
 });
+
+/**
+ * Another Orange instance on the box's home (another process, as far as the outbox can tell):
+ * a deliverer, or with `outbox` a one-shot CLI call.
+ */
+function processOn(home: string, plugins: OrangePlugin[], options: { outbox?: boolean; config?: Record<string, unknown> } = {}): Promise<Orange> {
+  return Orange.create(
+    { ...options.config, plugins: [recordingPlugin([]), ...plugins] },
+    { paths: new OrangePaths(home), notificationDelivery: options.outbox ? 'outbox' : 'in-process' },
+  );
+}
+
+const outboxNames = async (home: string) => (await readdir(new OrangePaths(home).outboxDir).catch(() => [] as string[])).filter((n) => n.endsWith('.json'));
 
 describe('notification events', () => {
   it('raises action when a task reaches reviewing, with the task, the move and an attach line', async () => {
@@ -140,6 +157,174 @@ describe('notification events', () => {
   });
 });
 
+describe('notifications raised as a task is created', () => {
+  it('raises urgent for a task created in clarification and action for one created in reviewing; nothing for pending', async () => {
+    const got = { all: [] as Notification[] };
+    box = await sandbox({}, [notifiers(got)]);
+    const unclear = await box.orange.engine.createTask({ project: 'demo', summary: '', spawn: false });
+    const ready = await box.orange.engine.createTask({ project: 'demo', summary: 'Review the docs', status: 'reviewing', spawn: false });
+    await box.orange.engine.createTask({ project: 'demo', summary: 'Later', spawn: false });
+    await box.orange.notifications.settle();
+    expect(unclear.task.meta.status).toBe('clarification');
+    expect(got.all.map((n) => [n.event, n.priority, n.task.id, n.from, n.to, n.title])).toEqual([
+      ['task.created', 'urgent', unclear.task.meta.id, null, 'clarification', `Needs clarification: ${unclear.task.meta.branch}`],
+      ['task.created', 'action', ready.task.meta.id, null, 'reviewing', 'Ready for review: Review the docs'],
+    ]);
+  });
+});
+
+describe('refused automatic moves', () => {
+  it('raises a warning when an exit rule’s move is vetoed (the task is flagged), but not for a refused request', async () => {
+    const got = { all: [] as Notification[] };
+    const veto: OrangePlugin = {
+      name: 'freeze',
+      apply: (orange) => orange.hooks.beforeTransition.tap('freeze', (event) => (event.to === 'agent-review' ? 'review is frozen this week' : undefined)),
+    };
+    box = await sandbox({}, [notifiers(got), veto]);
+    const ref = await taskIn(box, 'working', { meta: { worker_spawn: 's1' }, body: '## Handoff\n\nDONE: the form\n' });
+    await box.orange.engine.agentExited(ref, 'worker', 's1', 'exit');
+    await expect(box.orange.engine.transition(ref, 'agent-review')).rejects.toMatchObject({ code: 'E_VETOED' });
+    await box.orange.notifications.settle();
+    expect((await box.orange.store.read(ref.project, ref.id)).meta.attention).toContain('exit rule refused');
+    expect(got.all).toEqual([
+      expect.objectContaining({ event: 'transition.refused', priority: 'warning', from: 'working', to: 'agent-review', reason: 'review is frozen this week', title: 'Automatic move working → agent-review refused: a task in working' }),
+    ]);
+  });
+});
+
+describe('the outbox (one-shot CLI calls)', () => {
+  it('writes a raised notification to $ORANGE_HOME/outbox instead of delivering it, and the deliverer delivers and removes it', async () => {
+    const got = { hook: [] as Notification[] };
+    box = await sandbox({}, [notifiers(got)]);
+    const deliverer = await processOn(box.home, [notifiers(got)]);
+    const oneShot = await processOn(box.home, [notifiers(got)], { outbox: true });
+    const ref = await taskIn(box, 'working');
+    await oneShot.engine.transition(ref, 'stuck', { reason: 'went in circles' });
+    await oneShot.notifications.settle();
+    expect(got.hook, 'nothing is delivered by the raising process').toEqual([]);
+    expect(oneShot.notifications.outboxWrites).toBe(1);
+    const [name] = await outboxNames(box.home);
+    expect(name).toMatch(/^\d{13}-[0-9A-Za-z]{10}\.json$/);
+    const entry = JSON.parse(await readFile(new OrangePaths(box.home).outboxEntryFile(name ?? ''), 'utf8'));
+    expect(entry).toEqual({ notification: expect.objectContaining({ event: 'status.changed', to: 'stuck', reason: 'went in circles' }), cwd: process.cwd() });
+
+    expect(await deliverer.notifications.deliverOutbox()).toBe(1);
+    expect(got.hook).toEqual([expect.objectContaining({ event: 'status.changed', priority: 'urgent', to: 'stuck', task: expect.objectContaining({ id: ref.id, status: 'stuck' }) })]);
+    // Exactly as raised: the same object, key for key (the webhook posts it as its body).
+    expect(JSON.stringify(got.hook[0])).toBe(JSON.stringify(entry.notification));
+    expect(await outboxNames(box.home)).toEqual([]);
+  });
+
+  it('writes nothing when no notifier is routed the priority and nobody taps the notification hook', async () => {
+    box = await sandbox({ notifications: { routes: { urgent: ['desk'] } } }, [notifiers({ desk: [] })]);
+    const oneShot = await processOn(box.home, [notifiers({ desk: [] })], { outbox: true, config: { notifications: { routes: { urgent: ['desk'] } } } });
+    await oneShot.engine.transition(await taskIn(box, 'reviewing'), 'done');
+    await oneShot.notifications.settle();
+    expect(oneShot.notifications.outboxWrites).toBe(0);
+    expect(await outboxNames(box.home)).toEqual([]);
+  });
+
+  it('removes an entry after a failed attempt, logged, and goes on with the next; an unreadable one is dropped, logged', async () => {
+    const got = { broken: [] as Notification[] };
+    box = await sandbox({}, [notifiers(got, { broken: 'throw' })]);
+    const outbox = new NotificationOutbox(box.orange.paths);
+    const oneShot = await processOn(box.home, [notifiers({ broken: [] })], { outbox: true });
+    await oneShot.engine.transition(await taskIn(box, 'working'), 'stuck');
+    await oneShot.engine.transition(await taskIn(box, 'reviewing'), 'done');
+    await oneShot.notifications.settle();
+    // A file that is no notification (written by hand, a disk that lied) is dropped with a log line, not retried forever.
+    await writeFile(box.orange.paths.outboxEntryFile(`${Date.now()}-TornTornTo.json`), '{"notification":');
+    expect(await outbox.due()).toHaveLength(3);
+    expect(await box.orange.notifications.deliverOutbox()).toBe(2);
+    expect(got.broken.map((n) => n.to)).toEqual(['stuck', 'done']);
+    expect(await outbox.due()).toEqual([]);
+    const logged = await logLines(box);
+    expect(logged.filter((l) => l.msg === 'notifier failed').map((l) => l.error)).toEqual(['broken is down', 'broken is down']);
+    expect(logged).toContainEqual(expect.objectContaining({ level: 'error', msg: 'outbox entry unreadable; removed', entry: expect.stringMatching(/-TornTornTo\.json$/) }));
+  });
+
+  it('delivers each entry once when two deliverers race, one at a time', async () => {
+    const first = { slow: [] as Notification[] };
+    const second = { slow: [] as Notification[] };
+    // Each delivery takes a while, so the two deliverers overlap.
+    const slow = (into: Notification[]): OrangePlugin => ({
+      name: 'slow',
+      apply: (orange) =>
+        orange.notifications.register({
+          name: 'slow',
+          async send(n) {
+            into.push(n);
+            await new Promise((resolve) => setTimeout(resolve, 30));
+          },
+        }),
+    });
+    box = await sandbox({}, []);
+    const a = await processOn(box.home, [slow(first.slow)]);
+    const b = await processOn(box.home, [slow(second.slow)]);
+    const oneShot = await processOn(box.home, [notifiers({ slow: [] })], { outbox: true });
+    const refs = [];
+    for (let i = 0; i < 6; i++) refs.push(await taskIn(box, 'working'));
+    for (const ref of refs) await oneShot.engine.transition(ref, 'stuck');
+    await oneShot.notifications.settle();
+    const [byA, byB] = await Promise.all([a.notifications.deliverOutbox(), b.notifications.deliverOutbox()]);
+    const delivered = [...first.slow, ...second.slow].map((n) => n.task.id);
+    expect(byA + byB).toBe(6);
+    expect(delivered.sort()).toEqual(refs.map((r) => r.id).sort());
+    expect(await outboxNames(box.home)).toEqual([]);
+  });
+
+  it('is flushed by a monitor pass once an entry has waited OUTBOX_GRACE_MS for its deliverer (killed, or never started)', async () => {
+    const got = { desk: [] as Notification[] };
+    box = await sandbox({}, [notifiers(got)]);
+    const oneShot = await processOn(box.home, [notifiers({ desk: [] })], { outbox: true });
+    const ref = await taskIn(box, 'working');
+    vi.useFakeTimers({ toFake: ['Date'] });
+    await oneShot.engine.transition(ref, 'stuck');
+    await oneShot.notifications.settle();
+    const monitor = new Monitor(box.orange);
+    await monitor.pass();
+    await box.orange.notifications.settle();
+    expect(got.desk, 'a fresh entry is left to the deliverer started for it').toEqual([]);
+    vi.setSystemTime(Date.now() + OUTBOX_GRACE_MS + 1000);
+    await monitor.pass();
+    await box.orange.notifications.settle();
+    expect(got.desk).toEqual([expect.objectContaining({ event: 'status.changed', to: 'stuck', task: expect.objectContaining({ id: ref.id }) })]);
+    expect(await outboxNames(box.home)).toEqual([]);
+  });
+});
+
+describe('the outbox flush of a long-lived process', () => {
+  it('stops after the entry in flight when the monitor or dashboard quits; the rest stay in the outbox', async () => {
+    let release = () => undefined as void;
+    const inFlight = new Promise<void>((resolve) => (release = resolve));
+    const got: Notification[] = [];
+    const held: OrangePlugin = {
+      name: 'held',
+      apply: (orange) =>
+        orange.notifications.register({
+          name: 'held',
+          async send(n) {
+            got.push(n);
+            await inFlight;
+          },
+        }),
+    };
+    box = await sandbox({}, [held]);
+    const oneShot = await processOn(box.home, [notifiers({ held: [] })], { outbox: true });
+    vi.useFakeTimers({ toFake: ['Date'] });
+    for (let i = 0; i < 3; i++) await oneShot.engine.transition(await taskIn(box, 'working'), 'stuck');
+    await oneShot.notifications.settle();
+    vi.setSystemTime(Date.now() + OUTBOX_GRACE_MS + 1000);
+    box.orange.notifications.flushOutbox();
+    await vi.waitFor(() => expect(got).toHaveLength(1));
+    box.orange.notifications.stopFlushing();
+    release();
+    await box.orange.notifications.settle();
+    expect(got).toHaveLength(1);
+    expect(await outboxNames(box.home)).toHaveLength(2);
+  });
+});
+
 describe('a failing notifier', () => {
   it('is logged and does not stop the others, and the transition is not affected', async () => {
     const got = { broken: [] as Notification[], fine: [] as Notification[] };
@@ -192,20 +377,59 @@ describe('a failing notifier', () => {
 describe('stale tasks', () => {
   const old = new Date(Date.now() - 3_600_000).toISOString();
 
-  it('raises urgent once for a task in an active status longer than staleAfterMs, again only after it moves', async () => {
+  it('raises urgent once for a task in an agent status longer than staleAfterMs, again only after it moves', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
     const got = { all: [] as Notification[] };
     box = await sandbox({ notifications: { staleAfterMs: 60_000 } }, [notifiers(got)]);
-    const ref = await taskIn(box, 'working', { meta: { created_at: old, updated_at: old } });
-    await box.orange.store.appendHistory(ref.project, ref.id, { type: 'status.changed', from: 'planning', to: 'working', timestamp: old });
-    const fresh = await taskIn(box, 'working');
+    const ref = await taskIn(box, 'working', { body: '## Handoff\n\nDONE: the form\n' });
     const monitor = new Monitor(box.orange);
-    expect((await monitor.pass()).stale).toEqual([ref.id]);
     expect((await monitor.pass()).stale).toEqual([]);
+    vi.setSystemTime(Date.now() + 61_000);
+    const fresh = await taskIn(box, 'working');
+    expect((await monitor.pass()).stale).toEqual([ref.id]);
+    expect((await monitor.pass()).stale, 'once per stay').toEqual([]);
+    // It moves on: a new stay, in a status of its own.
+    await box.orange.engine.transition(ref, 'agent-review');
+    expect((await monitor.pass()).stale).toEqual([]);
+    vi.setSystemTime(Date.now() + 61_000);
+    expect([...(await monitor.pass()).stale].sort()).toEqual([fresh.id, ref.id].sort());
     await box.orange.notifications.settle();
-    expect(got.all).toEqual([expect.objectContaining({ event: 'task.stale', priority: 'urgent', title: expect.stringMatching(/^In working for 60 min: /), task: expect.objectContaining({ id: ref.id }) })]);
+    const mine = got.all.filter((n) => n.task.id === ref.id);
+    expect(mine).toEqual([
+      expect.objectContaining({ event: 'task.stale', priority: 'urgent', title: expect.stringMatching(/^In working for 1 min: /) }),
+      expect.objectContaining({ event: 'task.stale', priority: 'urgent', title: expect.stringMatching(/^In agent-review for 1 min: /) }),
+    ]);
     const history = await box.orange.store.history(ref.project, ref.id);
-    expect(history.filter((e) => e.type === 'task.stale')).toEqual([expect.objectContaining({ status: 'working', since: old })]);
-    expect((await box.orange.store.history(fresh.project, fresh.id)).some((e) => e.type === 'task.stale')).toBe(false);
+    expect(history.filter((e) => e.type === 'task.stale').map((e) => e.status)).toEqual(['working', 'agent-review']);
+  });
+
+  it('leaves statuses that wait for a person (reviewing, stuck, clarification) alone, unless given a time of their own', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    box = await sandbox({ notifications: { staleAfterMs: 60_000 } }, [notifiers({ all: [] })]);
+    for (const status of ['reviewing', 'stuck', 'clarification']) await taskIn(box, status);
+    const working = await taskIn(box, 'working');
+    vi.setSystemTime(Date.now() + 3_600_000);
+    expect((await new Monitor(box.orange).pass()).stale).toEqual([working.id]);
+
+    const perStatus = await sandbox({ notifications: { staleAfterMs: { reviewing: 600_000 } } }, [notifiers({ all: [] })]);
+    try {
+      const review = await taskIn(perStatus, 'reviewing');
+      await taskIn(perStatus, 'working');
+      await taskIn(perStatus, 'stuck');
+      vi.setSystemTime(Date.now() + 300_000);
+      expect((await new Monitor(perStatus.orange).pass()).stale, 'not yet 10 min').toEqual([]);
+      vi.setSystemTime(Date.now() + 301_000);
+      expect((await new Monitor(perStatus.orange).pass()).stale).toEqual([review.id]);
+    } finally {
+      await perStatus.orange.notifications.settle();
+      await perStatus.cleanup();
+    }
+  });
+
+  it('refuses a staleAfterMs that is neither a time nor a record of times', async () => {
+    const error = await errorOf(sandbox({ notifications: { staleAfterMs: { reviewing: -1 } } }));
+    expect(error.code).toBe('E_CONFIG');
+    expect(error.message).toContain('notifications.staleAfterMs');
   });
 
   it('is not looked for without staleAfterMs', async () => {

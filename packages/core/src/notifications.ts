@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { OrangeError } from './errors.js';
+import { NotificationOutbox, type OutboxEntry } from './notification-outbox.js';
 import type { Orange } from './orange.js';
 import type { TaskMeta } from './task.js';
 
@@ -84,8 +85,12 @@ export const NotificationsConfigSchema = z
       .optional(),
     /** How long one notifier may take with one notification before it is given up (and logged). */
     timeoutMs: z.number().int().positive().default(30_000),
-    /** A task in an active status longer than this raises an `urgent` `task.stale` (checked by the monitor). */
-    staleAfterMs: z.number().int().positive().optional(),
+    /**
+     * A task in one status longer than this raises an `urgent` `task.stale` (checked by the monitor).
+     * A number watches the statuses where an agent is at work (not those that wait for a person:
+     * reviewing, stuck, clarification); a record gives each watched status its own time.
+     */
+    staleAfterMs: z.union([z.number().int().positive(), z.record(z.string().min(1), z.number().int().positive())]).optional(),
     /** Priority of entering a status, over the built-in table; `null` silences a status. */
     statuses: z.record(z.string().min(1), priority.nullable()).default({}),
   })
@@ -94,15 +99,49 @@ export const NotificationsConfigSchema = z
 export type NotificationsConfig = z.output<typeof NotificationsConfigSchema>;
 
 /**
+ * Where a process delivers the notifications it raises. `in-process`: at once, beside the work (a
+ * long-lived process: the monitor, the dashboard, a library user). `outbox`: written to
+ * `$ORANGE_HOME/outbox/` for the detached deliverer (a one-shot CLI call, which must not wait on a
+ * slow notifier; the CLI starts the deliverer once the command is done).
+ */
+export type NotificationDelivery = 'in-process' | 'outbox';
+
+/**
+ * How long an outbox entry is left to the deliverer started for it before a monitor pass delivers it
+ * itself: an entry older than this had its deliverer killed, or none could start.
+ */
+export const OUTBOX_GRACE_MS = 10_000;
+
+/** What `deliverOutbox` is given. */
+export interface OutboxDeliveryOptions {
+  /** Only entries written at least this long ago (default 0: all). */
+  readonly minAgeMs?: number;
+  /** The instance whose config delivers an entry (the deliverer loads the config of the entry's directory); default this one. */
+  readonly instanceFor?: (entry: OutboxEntry) => Promise<Orange>;
+  /** Stops taking entries once aborted (the one in flight is finished); the rest stay in the outbox. */
+  readonly signal?: AbortSignal;
+}
+
+/**
  * Delivers notifications. Raising never waits for delivery and never throws: each routed notifier
- * runs on its own, bounded by `timeoutMs`, and a failure is logged. A CLI process stays alive
- * until deliveries end (at the latest at the timeout); `settle()` waits for them.
+ * runs on its own, bounded by `timeoutMs`, and a failure is logged. In `outbox` mode a raise only
+ * writes the notification to the outbox; `settle()` waits for what this process started (writes,
+ * deliveries).
  */
 export class Notifications {
   private readonly notifiers = new Map<string, Notifier>();
   private readonly pending = new Set<Promise<void>>();
+  private readonly outbox: NotificationOutbox;
+  private flushing: AbortController | null = null;
+  private written = 0;
 
-  constructor(private readonly orange: Orange) {}
+  constructor(
+    private readonly orange: Orange,
+    /** Where raised notifications go (see `NotificationDelivery`). */
+    readonly delivery: NotificationDelivery = 'in-process',
+  ) {
+    this.outbox = new NotificationOutbox(orange.paths);
+  }
 
   /** Adds a channel (from a notifier plugin's `apply`). A later one of the same name replaces it. */
   register(notifier: Notifier): void {
@@ -112,6 +151,11 @@ export class Notifications {
   /** Names of the registered notifiers. */
   get names(): string[] {
     return [...this.notifiers.keys()];
+  }
+
+  /** How many notifications this process wrote to the outbox (the CLI starts a deliverer when any). */
+  get outboxWrites(): number {
+    return this.written;
   }
 
   /** Refuses routes naming a notifier no plugin registered (called once plugins are applied). */
@@ -142,17 +186,124 @@ export class Notifications {
     return STATUS_PRIORITIES[status] ?? null;
   }
 
-  /** Raises a notification: the `notification` hook sees it, then its route's notifiers get it. Returns at once. */
+  /**
+   * Raises a notification: the `notification` hook sees it, then its route's notifiers get it —
+   * here, or (in `outbox` mode) in the deliverer, which loads the same config. Returns at once.
+   */
   raise(input: NotificationInput): Notification {
     const notification = this.build(input);
-    const delivery = this.deliver(notification).finally(() => this.pending.delete(delivery));
-    this.pending.add(delivery);
+    // Nobody would hear it: no routed notifier, no observer. Not even an outbox file.
+    if (this.routeOf(notification.priority).length === 0 && this.orange.hooks.notification.taps.length === 0) return notification;
+    this.track(this.delivery === 'outbox' ? this.post(notification) : this.deliver(notification));
     return notification;
   }
 
-  /** Waits until every delivery raised so far has ended (sent, failed or timed out). */
+  /** Waits until everything this process started (outbox writes, deliveries, an outbox flush) has ended. */
   async settle(): Promise<void> {
     while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
+  }
+
+  /**
+   * Delivers one notification now: the `notification` hook and the routed notifiers, side by side,
+   * each bounded by `timeoutMs`. Never throws; failures are logged.
+   */
+  async deliver(notification: Notification): Promise<void> {
+    const log = this.orange.log.child('notifications');
+    const timeoutMs = this.orange.config.notifications.timeoutMs;
+    const fields = { event: notification.event, priority: notification.priority, task: notification.task.id };
+    await Promise.all([
+      bounded('notification hook', timeoutMs, () => this.orange.hooks.notification.promise({ orange: this.orange, notification })).catch((error: unknown) =>
+        log.error('notification hook failed', { ...fields, error: message(error) }),
+      ),
+      ...this.routeOf(notification.priority).map((notifier) =>
+        bounded(`notifier ${notifier.name}`, timeoutMs, (signal) => notifier.send(notification, { signal })).then(
+          () => log.info('notification sent', { ...fields, notifier: notifier.name }),
+          (error: unknown) => log.error('notifier failed', { ...fields, notifier: notifier.name, error: message(error) }),
+        ),
+      ),
+    ]);
+  }
+
+  /**
+   * Delivers the outbox until it is empty, one entry after another, removing each after its attempt
+   * (delivered or failed: logged). Only one process delivers at a time (the outbox's lock): when
+   * another holds it, this returns at once, leaving the entries to it. Returns how many it delivered.
+   */
+  async deliverOutbox(options: OutboxDeliveryOptions = {}): Promise<number> {
+    const log = this.orange.log.child('notifications');
+    const minAgeMs = options.minAgeMs ?? 0;
+    const tried = new Set<string>();
+    const due = async () => (await this.outbox.due(minAgeMs)).filter((name) => !tried.has(name));
+    let delivered = 0;
+    // Looked at again after the lock is released: an entry written while this process held it,
+    // whose own deliverer found the lock held and left, is this process's to deliver.
+    const stopped = () => options.signal?.aborted === true;
+    while (!stopped() && (await due()).length > 0) {
+      const ran = await this.outbox.whileDelivering(async () => {
+        for (let names = await due(); names.length > 0 && !stopped(); names = await due()) {
+          for (const name of names) {
+            if (stopped()) return;
+            tried.add(name);
+            const { entry, problem } = await this.outbox.read(name);
+            if (entry) {
+              const instance = options.instanceFor ? await options.instanceFor(entry) : this.orange;
+              await instance.notifications.deliver(entry.notification);
+              delivered++;
+            } else if (problem !== null) {
+              log.error('outbox entry unreadable; removed', { entry: name, error: problem });
+            }
+            await this.outbox.remove(name);
+          }
+        }
+      });
+      if (ran === null) break;
+    }
+    return delivered;
+  }
+
+  /**
+   * Delivers, in the background, outbox entries their own deliverer has not taken within
+   * `OUTBOX_GRACE_MS` (it was killed, or could not start), unless a deliverer is at work now.
+   * Called on every monitor pass; `settle()` waits for it.
+   */
+  flushOutbox(): void {
+    if (this.flushing) return;
+    const flushing = new AbortController();
+    this.flushing = flushing;
+    this.track(
+      this.deliverOutbox({ minAgeMs: OUTBOX_GRACE_MS, signal: flushing.signal })
+        .then((count) => {
+          if (count > 0) this.orange.log.child('notifications').info('outbox flushed', { delivered: count });
+        })
+        .catch((error: unknown) => this.orange.log.child('notifications').error('outbox flush failed', { error: message(error) }))
+        .finally(() => {
+          this.flushing = null;
+        }),
+    );
+  }
+
+  /**
+   * Stops a running outbox flush after the entry in flight: a monitor or dashboard that quits must
+   * not work through a backlog for a dead webhook first. What is left stays in the outbox.
+   */
+  stopFlushing(): void {
+    this.flushing?.abort();
+  }
+
+  private track(work: Promise<void>): void {
+    const tracked = work.finally(() => this.pending.delete(tracked));
+    this.pending.add(tracked);
+  }
+
+  /** Writes a notification to the outbox; if that fails, it is delivered here rather than lost. */
+  private async post(notification: Notification): Promise<void> {
+    try {
+      await this.outbox.put({ notification, cwd: process.cwd() });
+      this.written++;
+    } catch (error) {
+      this.orange.log.child('notifications').warn('outbox write failed; delivering in this process', { event: notification.event, task: notification.task.id, error: message(error) });
+      await this.deliver(notification);
+    }
   }
 
   private build(input: NotificationInput): Notification {
@@ -177,23 +328,6 @@ export class Notifications {
       to: input.to ?? null,
       timestamp: new Date().toISOString(),
     };
-  }
-
-  private async deliver(notification: Notification): Promise<void> {
-    const log = this.orange.log.child('notifications');
-    const timeoutMs = this.orange.config.notifications.timeoutMs;
-    const fields = { event: notification.event, priority: notification.priority, task: notification.task.id };
-    await Promise.all([
-      bounded('notification hook', timeoutMs, () => this.orange.hooks.notification.promise({ orange: this.orange, notification })).catch((error: unknown) =>
-        log.error('notification hook failed', { ...fields, error: message(error) }),
-      ),
-      ...this.routeOf(notification.priority).map((notifier) =>
-        bounded(`notifier ${notifier.name}`, timeoutMs, (signal) => notifier.send(notification, { signal })).then(
-          () => log.info('notification sent', { ...fields, notifier: notifier.name }),
-          (error: unknown) => log.error('notifier failed', { ...fields, notifier: notifier.name, error: message(error) }),
-        ),
-      ),
-    ]);
   }
 }
 

@@ -8,7 +8,7 @@ import { Logger } from './log.js';
 import type { Harness, OrangePlugin, Slots } from './plugin.js';
 import { coreActions } from './core-actions.js';
 import { coreNotifications } from './core-notifications.js';
-import { Notifications } from './notifications.js';
+import { Notifications, type NotificationDelivery } from './notifications.js';
 import { OrangePaths } from './store/paths.js';
 import { ProjectStore } from './store/projects.js';
 import { TaskStore } from './store/task-store.js';
@@ -35,6 +35,8 @@ export interface OrangeOptions {
   readonly store?: TaskStore;
   readonly projects?: ProjectStore;
   readonly log?: Logger;
+  /** Where raised notifications go: delivered here (default) or written to the outbox for the deliverer (one-shot CLI calls). */
+  readonly notificationDelivery?: NotificationDelivery;
 }
 
 const BUILTIN_WORKFLOWS: readonly WorkflowInput[] = [defaultWorkflow, classicWorkflow, pipelineWorkflow];
@@ -51,7 +53,7 @@ export class Orange {
   readonly log: Logger;
   readonly config: OrangeConfig;
   readonly engine: Engine;
-  /** Notifier registry and delivery (`register`, `raise`, `settle`). */
+  /** Notifier registry and delivery (`register`, `raise`, `settle`, the outbox). */
   readonly notifications: Notifications;
   readonly cliEntry: string | undefined;
   readonly configFile: string | null;
@@ -83,7 +85,7 @@ export class Orange {
     this.cliEntry = options.cliEntry;
     this.configFile = options.configFile ?? null;
     this.engine = new Engine(this);
-    this.notifications = new Notifications(this);
+    this.notifications = new Notifications(this, options.notificationDelivery);
     for (const w of [...BUILTIN_WORKFLOWS, ...config.workflows]) this.workflowInputs.set(w.name, w);
     if (typeof config.workflow !== 'string') this.workflowInputs.set(config.workflow.name, config.workflow);
   }

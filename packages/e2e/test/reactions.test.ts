@@ -38,7 +38,8 @@ const fs = require('node:fs');
 const path = require('node:path');
 const args = process.argv.slice(2);
 fs.appendFileSync(${JSON.stringify(join(dir, 'gh-calls.jsonl'))}, JSON.stringify(args) + '\\n');
-const key = (args[0] === 'api' ? ['api', path.basename(args[1] || '')] : args.slice(0, 2)).join('-');
+const api = args[0] === 'api';
+const key = (api ? ['api', path.basename((args.slice(1).find((a) => !a.startsWith('-')) || '').split('?')[0])] : args.slice(0, 2)).join('-');
 let answer;
 try { answer = JSON.parse(fs.readFileSync(path.join(${JSON.stringify(answers)}, key + '.json'), 'utf8')); } catch {}
 if (!answer) { process.stderr.write('stand-in gh: no answer for ' + args.join(' ') + '\\n'); process.exit(1); }

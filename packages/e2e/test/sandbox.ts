@@ -209,6 +209,11 @@ export class Sandbox {
     const ids = (await readdir(join(this.paths.home, 'tasks', 'demo')).catch(() => [] as string[])).filter((name) => !name.startsWith('.'));
     for (const id of ids) await this.orange(['task', 'cancel', id, '--yes']);
     await this.tmux('kill-server');
+    // Notifications (those cancels' too) leave through the outbox's detached deliverer: it must be
+    // done before its home goes, or its last writes would bring the home back.
+    await this.waitFor('the notification outbox to drain', async () => (await readdir(this.paths.outboxDir).catch(() => [] as string[])).length === 0, 30_000).catch(
+      () => undefined,
+    );
     if (ids.length > 0) {
       // The wrappers and the reports they start both carry `--task <id>`.
       const pattern = `--task (${ids.join('|')})( |$)`;

@@ -16,7 +16,7 @@ import { GhCli } from './gh.js';
 import { Git, lastLine } from './git.js';
 import { mergeLocally } from './local-merge.js';
 import { findPullRequestTemplate, pullRequestBody } from './pull-request-body.js';
-import { actionsRun, commentsByReview, FEEDBACK_FIELDS, ghJson, parseFeedback, parseReview, pullRequestCoordinates } from './pull-request-feedback.js';
+import { actionsRun, commentsByReview, FEEDBACK_FIELDS, ghJson, ghPages, parseFeedback, parseReview, pullRequestCoordinates } from './pull-request-feedback.js';
 
 export interface GithubScmOptions {
   readonly remote: string;
@@ -131,8 +131,10 @@ export class GithubScm implements Scm {
     const asked = feedback.reviewDecision === 'changes_requested' || feedback.reviews.some((r) => r.state === 'changes_requested');
     if (!asked || !coordinates) return feedback;
     const base = `repos/${coordinates.owner}/${coordinates.repo}/pulls/${coordinates.number}`;
-    const rawReviews = ghJson<Array<Record<string, unknown>>>(await this.gh.run(dir, ['api', `${base}/reviews`], 'reading the reviews'), 'gh api reviews');
-    const rawComments = ghJson<Array<Record<string, unknown>>>(await this.gh.run(dir, ['api', `${base}/comments`], 'reading the review comments'), 'gh api comments');
+    // Every page: a pull request with more than 30 reviews or inline comments is not rare.
+    const listing = (path: string, what: string) => this.gh.run(dir, ['api', '--paginate', `${base}/${path}?per_page=100`], what);
+    const rawReviews = ghPages<Record<string, unknown>>(await listing('reviews', 'reading the reviews'), 'gh api reviews');
+    const rawComments = ghPages<Record<string, unknown>>(await listing('comments', 'reading the review comments'), 'gh api comments');
     const comments = commentsByReview(rawComments);
     const reviews = rawReviews.map((r) => parseReview(r, comments.get(String(r.id)) ?? [])).filter((r): r is PullRequestReview => r !== null);
     return { ...feedback, reviews };

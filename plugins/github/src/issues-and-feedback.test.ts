@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { gitFixture, type Fixture } from '../test/git-fixture.js';
 import type { GithubIssues, GithubScm } from './index.js';
+import { ghPages } from './pull-request-feedback.js';
 
 let fx: Fixture | undefined;
 afterEach(async () => {
@@ -115,6 +116,25 @@ describe('pull request feedback', () => {
     ]);
   });
 
+  it('reads every page of the reviews and comments with gh api --paginate', async () => {
+    fx = await gitFixture();
+    const task = await fx.task('feat/pages', { pr_url: PR });
+    const review = (id: number, state: string, at: string) => ({ id, user: { login: `r${id}` }, state, body: `review ${id}`, submitted_at: at });
+    const firstPage = Array.from({ length: 100 }, (_, i) => review(i + 1, 'COMMENTED', '2026-01-01T09:00:00Z'));
+    await fx.ghResponds({
+      'pr view': { stdout: view({ reviewDecision: 'CHANGES_REQUESTED', statusCheckRollup: [] }) },
+      'api repos/acme/demo/pulls/7/reviews': { pages: [JSON.stringify(firstPage), JSON.stringify([review(901, 'CHANGES_REQUESTED', '2026-01-02T10:00:00Z')])] },
+      'api repos/acme/demo/pulls/7/comments': { pages: ['[]', JSON.stringify([{ pull_request_review_id: 901, path: 'src/a.ts', line: 3, body: 'on page two' }])] },
+    });
+    const feedback = await scmOf(fx).pullRequestFeedback(task, fx.project);
+    expect(feedback?.reviews).toHaveLength(101);
+    expect(feedback?.reviews.at(-1)).toMatchObject({ id: '901', state: 'changes_requested', comments: [{ path: 'src/a.ts', line: 3, body: 'on page two' }] });
+    expect((await fx.ghCalls()).filter((c) => c[0] === 'api')).toEqual([
+      ['api', '--paginate', 'repos/acme/demo/pulls/7/reviews?per_page=100'],
+      ['api', '--paginate', 'repos/acme/demo/pulls/7/comments?per_page=100'],
+    ]);
+  });
+
   it('reads the tail of a failed Actions job log with gh run view --log-failed', async () => {
     fx = await gitFixture();
     const task = await fx.task('feat/log', { pr_url: PR });
@@ -132,5 +152,18 @@ describe('pull request feedback', () => {
     await fx.ghResponds({ 'pr merge': {} });
     expect(await scmOf(fx).mergePullRequest(task, fx.project)).toEqual({ message: `merged pull request ${PR} (merge)` });
     expect(await fx.ghCalls()).toEqual([['pr', 'merge', PR, '--merge']]);
+  });
+});
+
+describe('a paginated gh api listing', () => {
+  it('reads one merged array (gh 2.26+) and pages printed back to back (older gh), brackets inside strings included', () => {
+    expect(ghPages('[{"a":1},{"a":2}]\n', 'x')).toEqual([{ a: 1 }, { a: 2 }]);
+    expect(ghPages('[{"body":"] [ \\" }{"}]\n[{"a":2}][]\n', 'x')).toEqual([{ body: '] [ " }{' }, { a: 2 }]);
+  });
+
+  it('refuses output that is not JSON arrays, saying what printed it', () => {
+    expect(() => ghPages('', 'gh api reviews')).toThrow('gh api reviews did not print JSON');
+    expect(() => ghPages('[{"a":1}', 'gh api reviews')).toThrow('gh api reviews did not print JSON');
+    expect(() => ghPages('{"message":"Not Found"}', 'gh api reviews')).toThrow('gh api reviews did not print a JSON array');
   });
 });

@@ -96,6 +96,36 @@ export function ghJson<T>(stdout: string, what: string): T {
   }
 }
 
+/**
+ * Every item of a paginated REST listing (`gh api --paginate`): gh 2.26 and later print one JSON
+ * array of all pages, older versions one array per page back to back (`[…][…]`); both are read.
+ */
+export function ghPages<T>(stdout: string, what: string): T[] {
+  const items: T[] = [];
+  let depth = 0;
+  let start = -1;
+  let inString = false;
+  let escaped = false;
+  for (let i = 0; i < stdout.length; i++) {
+    const c = stdout[i];
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (c === '\\') escaped = true;
+      else if (c === '"') inString = false;
+    } else if (c === '"') {
+      inString = true;
+    } else if (c === '[' || c === '{') {
+      if (depth++ === 0) start = i;
+    } else if ((c === ']' || c === '}') && --depth === 0) {
+      const page = ghJson<unknown>(stdout.slice(start, i + 1), what);
+      if (!Array.isArray(page)) throw new OrangeError('E_SCM', `${what} did not print a JSON array`);
+      items.push(...(page as T[]));
+    }
+  }
+  if (depth !== 0 || start === -1) throw new OrangeError('E_SCM', `${what} did not print JSON`);
+  return items;
+}
+
 /** The Actions run (and job) behind a check's details URL, for `gh run view --log-failed`. */
 export function actionsRun(url: string | null): { run: string; job: string | null } | null {
   const match = url ? /\/actions\/runs\/(\d+)(?:\/job\/(\d+))?/.exec(url) : null;

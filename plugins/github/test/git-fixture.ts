@@ -13,8 +13,12 @@ Object.assign(process.env, {
   GIT_COMMITTER_EMAIL: 'test@orange.invalid',
 });
 
-/** What the stand-in gh answers, keyed by its first two arguments ("pr view", "auth status"). */
-export type GhResponses = Record<string, { stdout?: string; stderr?: string; code?: number }>;
+/**
+ * What the stand-in gh answers, keyed by its first two arguments ("pr view", "auth status"), or for
+ * `gh api` by "api <path>" (query and flags left out). `pages`: a listing in pages, all printed back
+ * to back with `--paginate` (as gh before 2.26 prints them), only the first without.
+ */
+export type GhResponses = Record<string, { stdout?: string; pages?: string[]; stderr?: string; code?: number }>;
 
 export interface Fixture {
   root: string;
@@ -58,8 +62,11 @@ const args = process.argv.slice(2);
 fs.appendFileSync(${JSON.stringify(join(root, 'gh-calls.jsonl'))}, JSON.stringify(args) + '\\n');
 let responses = {};
 try { responses = JSON.parse(fs.readFileSync(${JSON.stringify(join(root, 'gh-responses.json'))}, 'utf8')); } catch {}
-const r = responses[args.slice(0, 2).join(' ')] || { stderr: 'unexpected gh call', code: 1 };
-if (r.stdout) process.stdout.write(r.stdout + '\\n');
+const api = args[0] === 'api';
+const path = api ? (args.slice(1).find((a) => !a.startsWith('-')) || '').split('?')[0] : '';
+const r = responses[api ? 'api ' + path : args.slice(0, 2).join(' ')] || { stderr: 'unexpected gh call', code: 1 };
+const stdout = r.pages ? (args.includes('--paginate') ? r.pages.join('') : r.pages[0]) : r.stdout;
+if (stdout) process.stdout.write(stdout + '\\n');
 if (r.stderr) process.stderr.write(r.stderr + '\\n');
 process.exit(r.code || 0);
 `,

@@ -14,7 +14,7 @@ afterEach(async () => {
 });
 
 describe('the webhook notifier', () => {
-  it('POSTs the notification as its JSON body when a task reaches reviewing, signed with HMAC-SHA256', async () => {
+  it('POSTs the notification as its JSON body when a task goes to stuck, signed with HMAC-SHA256', async () => {
     server = await httpReceiver();
     box = await orangeBox([webhook({ url: server.url, secret: 's3cret' })]);
     const stuck = await box.task('working', 'Fix the flaky date test');

@@ -10,7 +10,7 @@ export const ReactionsOptionsSchema = z
       .object({
         /** Send the failing checks and their log tail to the worker (false: only notify a human). */
         auto: z.boolean().default(true),
-        /** How many times the worker is sent a CI failure before the reaction gives up (warning + stuck). */
+        /** How many times the worker is sent a CI failure before the reaction gives up (warning + stuck). Only sends count (`auto: true`). */
         retries: z.number().int().min(0).max(20).default(2),
         /** Give up when the same failure is still there this long (ms) after it was sent. */
         escalateAfter: duration.optional(),
@@ -33,6 +33,10 @@ export const ReactionsOptionsSchema = z
       .object({
         /** Merge the pull request (true) or notify a human that it can be merged (false). */
         auto: z.boolean().default(false),
+        /** With `auto`: merges that failed are tried again on later passes this many times, then the reaction gives up (warning). */
+        retries: z.number().int().min(0).max(20).default(2),
+        /** Warn once when the pull request is still not merged this long (ms) after it was found approved and green. */
+        escalateAfter: duration.optional(),
       })
       .strict()
       .prefault({}),

@@ -99,15 +99,55 @@ describe('ci-failed', () => {
     expect(await box.orange.engine.prompt(workflow, task, 'worker', true)).toContain('Pull request feedback waits in ## Feedback of TASK.md');
   });
 
-  it('only notifies a human with auto: false', async () => {
-    box = await reactionsBox({ 'ci-failed': { auto: false } });
+  it('gives up on a task in reviewing: warning, and stuck through reviewing → stuck', async () => {
+    box = await reactionsBox({ 'ci-failed': { retries: 0 } });
+    const ref = await box.task('reviewing');
+    await box.gh({ 'pr view': prView({ checks: [failedTest()] }), 'run view': { stdout: LOG } });
+    expect((await box.pass()).reactions).toEqual([{ task: ref.id, reaction: 'ci-failed', outcome: 'gave up: CI failed again (CI / test) after 0 attempts to fix it' }]);
+    const task = await box.orange.store.read('app', ref.id);
+    expect(task.meta).toMatchObject({ status: 'stuck', attention: null });
+    expect(await box.orange.store.history('app', ref.id)).toContainEqual(expect.objectContaining({ type: 'status.changed', from: 'reviewing', to: 'stuck', cause: 'auto' }));
+    await box.orange.notifications.settle();
+    expect(box.notifications.map((n) => [n.event, n.priority, n.to])).toEqual([
+      ['reaction.gave_up', 'warning', null],
+      ['status.changed', 'urgent', 'stuck'],
+    ]);
+  });
+
+  it('only notifies a human with auto: false, once per failing run, and never gives up', async () => {
+    box = await reactionsBox({ 'ci-failed': { auto: false, retries: 0, escalateAfter: 1 } });
     const ref = await box.task();
     await box.gh({ 'pr view': prView({ checks: [failedTest()] }) });
     expect((await box.pass()).reactions).toEqual([{ task: ref.id, reaction: 'ci-failed', outcome: 'a human was notified' }]);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect((await box.pass()).reactions, 'the same run: told once, and escalateAfter does not apply').toEqual([]);
+    await box.gh({ 'pr view': prView({ head: 'bbb222', checks: [failedTest(60)] }) });
+    expect((await box.pass()).reactions, 'a new run is told too, though retries is 0').toEqual([{ task: ref.id, reaction: 'ci-failed', outcome: 'a human was notified' }]);
     expect((await box.orange.store.read('app', ref.id)).meta.status).toBe('reviewing');
     expect(box.typed.get(ref.id)).toBeUndefined();
+    expect((await reactionEvents(box, ref.id)).map(([type]) => type)).toEqual(['reaction.fired', 'reaction.fired']);
     await box.orange.notifications.settle();
-    expect(box.notifications).toEqual([expect.objectContaining({ event: 'reaction.ci-failed', priority: 'action', reason: 'failing: CI / test' })]);
+    expect(box.notifications.map((n) => [n.event, n.priority, n.reason])).toEqual([
+      ['reaction.ci-failed', 'action', 'failing: CI / test'],
+      ['reaction.ci-failed', 'action', 'failing: CI / test'],
+    ]);
+  });
+
+  it('clears ## Feedback once the worker hands its fix to review, so a later respawn is not told it waits', async () => {
+    box = await reactionsBox();
+    const ref = await box.task();
+    await box.gh({ 'pr view': prView({ checks: [failedTest()] }), 'run view': { stdout: LOG } });
+    await box.pass();
+    const workflow = await box.orange.workflowForProject('app');
+    const prompt = async () => box!.orange.engine.prompt(workflow, await box!.orange.store.read('app', ref.id), 'worker', true);
+    expect(await prompt()).toContain('Pull request feedback waits in ## Feedback');
+    await box.orange.engine.writeSection(ref, 'Handoff', 'DONE: the empty email is rejected');
+    await box.orange.engine.transition(ref, 'agent-review');
+    const task = await box.orange.store.read('app', ref.id);
+    expect(parseSections(task.body).get('Feedback')?.trim()).toBe('');
+    expect(parseSections(task.body).get('Context')?.trim()).toBe('Login.');
+    expect(await prompt()).not.toContain('Pull request feedback waits');
+    expect(await box.orange.store.history('app', ref.id)).toContainEqual(expect.objectContaining({ type: 'section.written', section: 'Feedback', bytes: 0 }));
   });
 });
 
@@ -136,6 +176,45 @@ describe('changes-requested', () => {
     expect(box.typed.get(ref.id)).toEqual([expect.stringMatching(/^\[orange\] ana requested changes on the pull request\./)]);
     expect((await box.pass()).reactions).toEqual([]);
     expect(await reactionEvents(box, ref.id)).toEqual([['reaction.fired', 'changes-requested', 'review:901']]);
+  });
+
+  it('waits while the reviewer agent runs (agent-review), then sends on the first pass after the review', async () => {
+    box = await reactionsBox();
+    const ref = await box.task('agent-review');
+    await box.gh({
+      'pr view': prView({ decision: 'CHANGES_REQUESTED', checks: [passed('test')] }),
+      'api repos/acme/app/pulls/7/reviews': { stdout: REVIEWS },
+      'api repos/acme/app/pulls/7/comments': { stdout: COMMENTS },
+    });
+    expect((await box.pass()).reactions).toEqual([]);
+    expect(box.typed.get(ref.id)).toBeUndefined();
+    expect(await reactionEvents(box, ref.id)).toEqual([]);
+    const waiting = await box.orange.store.read('app', ref.id);
+    expect(waiting.meta.status).toBe('agent-review');
+    expect(parseSections(waiting.body).has('Feedback')).toBe(false);
+    // The review passes: the task is in reviewing, where the worker can take the feedback.
+    await box.orange.engine.writeSection(ref, 'Review', 'Verdict: PASS');
+    await box.orange.engine.transition(ref, 'reviewing');
+    expect((await box.pass()).reactions).toEqual([{ task: ref.id, reaction: 'changes-requested', outcome: 'sent to the worker (attempt 1)' }]);
+    expect((await box.orange.store.read('app', ref.id)).meta.status).toBe('working');
+    expect(box.typed.get(ref.id)).toHaveLength(1);
+  });
+
+  it('reads every page of the reviews and of their comments (gh api --paginate)', async () => {
+    box = await reactionsBox();
+    const ref = await box.task();
+    const older = JSON.stringify([{ id: 900, user: { login: 'bo' }, state: 'COMMENTED', body: 'first look', submitted_at: '2026-01-01T09:00:00Z' }]);
+    await box.gh({
+      'pr view': prView({ decision: 'CHANGES_REQUESTED', checks: [passed('test')] }),
+      'api repos/acme/app/pulls/7/reviews': { pages: [older, REVIEWS] },
+      'api repos/acme/app/pulls/7/comments': { pages: ['[]', COMMENTS] },
+    });
+    expect((await box.pass()).reactions).toEqual([{ task: ref.id, reaction: 'changes-requested', outcome: 'sent to the worker (attempt 1)' }]);
+    expect(parseSections((await box.orange.store.read('app', ref.id)).body).get('Feedback')).toContain('- src/login.ts:12: This throws on "".');
+    expect((await box.ghCalls()).filter((c) => c[0] === 'api')).toEqual([
+      ['api', '--paginate', 'repos/acme/app/pulls/7/reviews?per_page=100'],
+      ['api', '--paginate', 'repos/acme/app/pulls/7/comments?per_page=100'],
+    ]);
   });
 
   it('gives up when no commit follows the review within escalateAfter', async () => {
@@ -179,6 +258,75 @@ describe('approved-and-green', () => {
     expect(await box.ghCalls()).toContainEqual(['pr', 'merge', 'https://github.com/acme/app/pull/7', '--merge']);
     expect((await box.orange.store.read('app', ref.id)).meta.status).toBe('done');
     expect(await box.orange.store.history('app', ref.id)).toContainEqual(expect.objectContaining({ type: 'task.merged', via: 'approved-and-green' }));
+  });
+});
+
+describe('approved-and-green, only where done follows', () => {
+  for (const status of ['working', 'agent-review']) {
+    it(`neither merges nor announces a task in ${status}; it does once the task is in reviewing`, async () => {
+      box = await reactionsBox({ 'approved-and-green': { auto: true } });
+      const ref = await box.task(status);
+      await box.gh({ 'pr view': prView({ decision: 'APPROVED', checks: [passed('test')] }), 'pr merge': {} });
+      expect((await box.pass()).reactions).toEqual([]);
+      expect((await box.ghCalls()).some((c) => c[0] === 'pr' && c[1] === 'merge')).toBe(false);
+      expect(await reactionEvents(box, ref.id)).toEqual([]);
+      expect((await box.orange.store.read('app', ref.id)).meta.status).toBe(status);
+      if (status === 'working') await box.orange.engine.writeSection(ref, 'Handoff', 'DONE: done');
+      if (status === 'working') await box.orange.engine.transition(ref, 'agent-review');
+      await box.orange.engine.writeSection(ref, 'Review', 'Verdict: PASS');
+      await box.orange.engine.transition(ref, 'reviewing');
+      expect((await box.pass()).reactions).toEqual([{ task: ref.id, reaction: 'approved-and-green', outcome: 'merged pull request https://github.com/acme/app/pull/7 (merge)' }]);
+      expect((await box.orange.store.read('app', ref.id)).meta.status).toBe('done');
+    });
+  }
+
+  it('does not tell a human a task in working can be merged (auto: false)', async () => {
+    box = await reactionsBox();
+    await box.task('working');
+    await box.gh({ 'pr view': prView({ decision: 'APPROVED', checks: [passed('test')] }) });
+    expect((await box.pass()).reactions).toEqual([]);
+    await box.orange.notifications.settle();
+    expect(box.notifications).toEqual([]);
+  });
+
+  it('tries a failed merge again on later passes, then gives up with a warning, once', async () => {
+    box = await reactionsBox({ 'approved-and-green': { auto: true, retries: 1 } });
+    const ref = await box.task();
+    await box.gh({ 'pr view': prView({ decision: 'APPROVED', checks: [passed('test')] }), 'pr merge': { stderr: 'Pull request is not mergeable: the base branch policy prohibits the merge.', code: 1 } });
+    expect((await box.pass()).reactions).toEqual([
+      { task: ref.id, reaction: 'approved-and-green', outcome: expect.stringMatching(/^merging failed: .*not mergeable.* \(attempt 1; tried again on the next pass\)$/) },
+    ]);
+    expect((await box.pass()).reactions).toEqual([
+      { task: ref.id, reaction: 'approved-and-green', outcome: expect.stringMatching(/^gave up: merging failed: .*not mergeable.* \(attempt 2, no retries left\)$/) },
+    ]);
+    expect((await box.pass()).reactions).toEqual([]);
+    expect((await box.ghCalls()).filter((c) => c[0] === 'pr' && c[1] === 'merge')).toHaveLength(2);
+    expect(await reactionEvents(box, ref.id)).toEqual([
+      ['reaction.fired', 'approved-and-green', 'head:aaa111'],
+      ['reaction.failed', 'approved-and-green', 'head:aaa111'],
+      ['reaction.fired', 'approved-and-green', 'head:aaa111'],
+      ['reaction.failed', 'approved-and-green', 'head:aaa111'],
+      ['reaction.gave_up', 'approved-and-green', 'head:aaa111'],
+    ]);
+    // The work is done and approved: the task stays for a person to merge.
+    expect((await box.orange.store.read('app', ref.id)).meta.status).toBe('reviewing');
+    await box.orange.notifications.settle();
+    expect(box.notifications.map((n) => [n.event, n.priority])).toEqual([['reaction.gave_up', 'warning']]);
+  });
+
+  it('warns once when the pull request is still not merged escalateAfter after it was announced', async () => {
+    box = await reactionsBox({ 'approved-and-green': { escalateAfter: 1 } });
+    const ref = await box.task();
+    await box.gh({ 'pr view': prView({ decision: 'APPROVED', checks: [passed('test')] }) });
+    expect((await box.pass()).reactions).toEqual([{ task: ref.id, reaction: 'approved-and-green', outcome: 'a human was notified' }]);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect((await box.pass()).reactions).toEqual([{ task: ref.id, reaction: 'approved-and-green', outcome: 'gave up: approved with green checks, still not merged 0 s later' }]);
+    expect((await box.pass()).reactions).toEqual([]);
+    await box.orange.notifications.settle();
+    expect(box.notifications.map((n) => [n.event, n.priority])).toEqual([
+      ['pull_request.approved', 'action'],
+      ['reaction.gave_up', 'warning'],
+    ]);
   });
 });
 

@@ -35,10 +35,17 @@ export function reactions(options: ReactionsOptionsInput = {}): OrangePlugin {
       orange.hooks.pullRequestChecked.tapPromise('reactions', (event) => react(event, settings));
       // A worker started (or restarted) while feedback waits is told where it is.
       orange.hooks.prompt.tap('reactions', (prompt, event) =>
-        event.role === 'worker' && (parseSections(event.task.body).get('Feedback')?.trim() ?? '') !== ''
+        event.role === 'worker' && hasFeedback(event.task)
           ? `${prompt}\n\nPull request feedback waits in ## Feedback of TASK.md: act on it first.\n`
           : prompt,
       );
+      // The worker handing its fix to review has acted on the feedback: a later respawn must not be
+      // told it still waits. Cleared through the engine's section write (recorded in the history);
+      // afterTransition runs under the task lock.
+      orange.hooks.afterTransition.tapPromise('reactions', async (event) => {
+        if (event.from !== 'working' || event.to !== 'agent-review' || !hasFeedback(event.task)) return;
+        await orange.engine.writeSection({ project: event.task.meta.project, id: event.task.meta.id }, 'Feedback', '', { lockHeld: true });
+      });
     },
   });
 }
@@ -48,20 +55,26 @@ async function react(event: PullRequestEvent, settings: ReactionsOptions): Promi
   const { project, id } = task.meta;
   const history = await orange.store.history(project, id);
   const now = Date.now();
+  // While a reviewer agent runs, the worker is not at work and the review gate refuses the move back
+  // to working: feedback (and giving up on it) waits for the review to end. Nothing is recorded, so
+  // the next pass decides again. Checked again under the lock, on the task as it is then.
+  const reviewerRuns = (status: string) => event.workflow.state(status)?.agent === 'reviewer';
+  const waiting = reviewerRuns(task.meta.status);
   const decisions: Array<[ReactionName, Decision]> = [];
   const ci = decideCiFailed(event, settings['ci-failed'], history, now);
-  if (ci) decisions.push(['ci-failed', await withLogs(orange, event, ci, settings['ci-failed'].logLines)]);
+  if (ci && !(waiting && ci.kind !== 'notify')) decisions.push(['ci-failed', await withLogs(orange, event, ci, settings['ci-failed'].logLines)]);
   const review = decideChangesRequested(event, settings['changes-requested'], history, now);
-  if (review) decisions.push(['changes-requested', review]);
+  if (review && !(waiting && review.kind !== 'notify')) decisions.push(['changes-requested', review]);
 
-  const attempt = (name: ReactionName) => history.filter((e) => e.type === 'reaction.fired' && e.reaction === name).length + 1;
+  const attempt = (name: ReactionName) => handedOver(history, name).length + 1;
   await orange.store.withTaskLock(project, id, async () => {
     // Decided on a read without the lock: another monitor may have fired the same key since.
     const fresh = await orange.store.history(project, id);
+    const nowWaiting = reviewerRuns((await orange.store.read(project, id)).meta.status);
     for (let i = decisions.length - 1; i >= 0; i--) {
       const [name, d] = decisions[i] as [ReactionName, Decision];
       const done = lastOf(fresh, 'reaction.gave_up', name, d.key) ?? (d.kind === 'give-up' ? undefined : lastOf(fresh, 'reaction.fired', name, d.key));
-      if (done) decisions.splice(i, 1);
+      if (done || (nowWaiting && d.kind !== 'notify')) decisions.splice(i, 1);
     }
     const sends = decisions.filter((entry) => entry[1].kind === 'send');
     for (const [name, d] of decisions) {
@@ -88,12 +101,24 @@ async function react(event: PullRequestEvent, settings: ReactionsOptions): Promi
     const outcome = await sendToWorker(event, sends.map(([, d]) => d));
     for (const [name] of sends) event.report({ reaction: name, outcome: `${outcome} (attempt ${attempt(name)})` });
   }
-  await approvedAndGreen(event, settings['approved-and-green'], history);
+  await approvedAndGreen(event, settings['approved-and-green'], history, now);
 }
 
 /** The newest event of `type` for `reaction` and `key`, if any. */
 function lastOf(history: readonly HistoryEvent[], type: string, reaction: ReactionName, key?: string): HistoryEvent | undefined {
   return history.findLast((e) => e.type === type && e.reaction === reaction && (key === undefined || e.key === key));
+}
+
+/**
+ * The firings that handed work to the agent (`auto: true`), for one key or all: only these count
+ * toward `retries` and `escalateAfter`. A notification to a human (`auto: false`) never does.
+ */
+function handedOver(history: readonly HistoryEvent[], reaction: ReactionName, key?: string): HistoryEvent[] {
+  return history.filter((e) => e.type === 'reaction.fired' && e.reaction === reaction && e.auto !== false && (key === undefined || e.key === key));
+}
+
+function hasFeedback(task: Pick<Task, 'body'>): boolean {
+  return (parseSections(task.body).get('Feedback')?.trim() ?? '') !== '';
 }
 
 function decideCiFailed(event: PullRequestEvent, o: ReactionsOptions['ci-failed'], history: readonly HistoryEvent[], now: number): Decision | null {
@@ -104,16 +129,17 @@ function decideCiFailed(event: PullRequestEvent, o: ReactionsOptions['ci-failed'
   if (lastOf(history, 'reaction.gave_up', 'ci-failed')) return null;
   const key = `${headSha}:${failing.map((c) => c.runId).sort().join(',')}`;
   const names = failing.map((c) => c.name).join(', ');
-  const fired = lastOf(history, 'reaction.fired', 'ci-failed', key);
+  // Without auto a human is told once per failing run; nothing is handed over, so nothing gives up.
+  if (!o.auto) return lastOf(history, 'reaction.fired', 'ci-failed', key) ? null : { kind: 'notify', key, title: `CI failed: ${label(event.task)}`, reason: `failing: ${names}` };
+  const fired = handedOver(history, 'ci-failed', key).at(-1);
   if (fired) {
     if (o.escalateAfter !== undefined && now - Date.parse(fired.timestamp) > o.escalateAfter) {
       return { kind: 'give-up', key, reason: `CI still failing (${names}) ${Math.round(o.escalateAfter / 1000)} s after it was sent to the agent` };
     }
     return null;
   }
-  const count = history.filter((e) => e.type === 'reaction.fired' && e.reaction === 'ci-failed').length;
+  const count = handedOver(history, 'ci-failed').length;
   if (count >= o.retries) return { kind: 'give-up', key, reason: `CI failed again (${names}) after ${count} attempt${count === 1 ? '' : 's'} to fix it` };
-  if (!o.auto) return { kind: 'notify', key, title: `CI failed: ${label(event.task)}`, reason: `failing: ${names}` };
   return {
     kind: 'send',
     key,
@@ -144,16 +170,16 @@ function decideChangesRequested(event: PullRequestEvent, o: ReactionsOptions['ch
   // A later approval by the same reviewer settles their request.
   if (reviews.some((r) => r.author === review.author && r.state === 'approved' && r.submittedAt > review.submittedAt)) return null;
   const key = `review:${review.id}`;
-  const fired = lastOf(history, 'reaction.fired', 'changes-requested', key);
+  if (!o.auto) return lastOf(history, 'reaction.fired', 'changes-requested', key) ? null : { kind: 'notify', key, title: `Changes requested: ${label(event.task)}`, reason: `by ${review.author}` };
+  const fired = handedOver(history, 'changes-requested', key).at(-1);
   if (fired) {
     if (o.escalateAfter !== undefined && fired.head === headSha && now - Date.parse(fired.timestamp) > o.escalateAfter) {
       return { kind: 'give-up', key, reason: `no new commit ${Math.round(o.escalateAfter / 1000)} s after ${review.author}'s review was sent to the agent` };
     }
     return null;
   }
-  const count = history.filter((e) => e.type === 'reaction.fired' && e.reaction === 'changes-requested').length;
+  const count = handedOver(history, 'changes-requested').length;
   if (count >= o.retries) return { kind: 'give-up', key, reason: `changes requested again by ${review.author} after ${count} rounds` };
-  if (!o.auto) return { kind: 'notify', key, title: `Changes requested: ${label(event.task)}`, reason: `by ${review.author}` };
   return {
     kind: 'send',
     key,
@@ -216,8 +242,13 @@ async function giveUp(orange: Orange, task: Task, name: ReactionName, reason: st
   await orange.store.withTaskLock(ref.project, ref.id, () => orange.store.update(ref.project, ref.id, { attention: `reaction ${name} gave up: ${reason}` }));
 }
 
-/** Approved with every check green: notify a human once per head commit, or merge when `auto`. */
-async function approvedAndGreen(event: PullRequestEvent, o: ReactionsOptions['approved-and-green'], history: readonly HistoryEvent[]): Promise<void> {
+/**
+ * Approved with every check green: notify a human once per head commit, or merge when `auto`. Only
+ * while the task is where `done` follows without force (reviewing, in the built-in workflows): a
+ * task still being worked on or reviewed by its reviewer agent is neither merged nor announced, and
+ * the next pass looks again. A merge that fails is tried again on later passes, `retries` times.
+ */
+async function approvedAndGreen(event: PullRequestEvent, o: ReactionsOptions['approved-and-green'], history: readonly HistoryEvent[], now: number): Promise<void> {
   const { orange, feedback } = event;
   const { reviews, checks } = feedback;
   const approved =
@@ -226,43 +257,96 @@ async function approvedAndGreen(event: PullRequestEvent, o: ReactionsOptions['ap
   const green = checks.every((c) => c.state === 'success' || c.state === 'skipped');
   if (!approved || !green) return;
   const key = `head:${feedback.headSha}`;
-  if (lastOf(history, 'reaction.fired', 'approved-and-green', key) || lastOf(history, 'reaction.gave_up', 'approved-and-green', key)) return;
-  const ref = { project: event.task.meta.project, id: event.task.meta.id };
   const scm = orange.maybeSlot('scm');
   const merge = o.auto && scm?.mergePullRequest ? scm.mergePullRequest.bind(scm) : null;
-  const first = await orange.store.withTaskLock(ref.project, ref.id, async () => {
-    // Another monitor may have fired it since the history was read.
+  const ref = { project: event.task.meta.project, id: event.task.meta.id };
+  const next = nextApproval(history, key, merge !== null, o, now);
+  if (next.kind === 'wait') return;
+  if (next.kind === 'give-up') {
+    if (await recordGiveUp(orange, ref, key, next.reason)) await warnGaveUp(event, next.reason);
+    return;
+  }
+  const fired = await orange.store.withTaskLock(ref.project, ref.id, async () => {
+    // Decided without the lock: another monitor may have acted since, or the task moved.
     const fresh = await orange.store.history(ref.project, ref.id);
-    if (lastOf(fresh, 'reaction.fired', 'approved-and-green', key) || lastOf(fresh, 'reaction.gave_up', 'approved-and-green', key)) return false;
-    await orange.store.appendHistory(ref.project, ref.id, { type: 'reaction.fired', reaction: 'approved-and-green', key, head: feedback.headSha, auto: merge !== null });
-    return true;
+    const again = nextApproval(fresh, key, merge !== null, o, now);
+    if (again.kind !== 'fire' || again.attempt !== next.attempt) return null;
+    const current = await orange.store.read(ref.project, ref.id);
+    if (event.workflow.between(current.meta.status, 'done').length === 0) return null;
+    await orange.store.appendHistory(ref.project, ref.id, { type: 'reaction.fired', reaction: 'approved-and-green', key, head: feedback.headSha, attempt: next.attempt, auto: merge !== null });
+    return current;
   });
-  if (!first) return;
+  if (!fired) return;
   if (!merge) {
     orange.notifications.raise({
       event: 'pull_request.approved',
       priority: 'action',
       title: `Approved with green checks: ${label(event.task)}`,
       reason: `${feedback.url} can be merged`,
-      task: event.task.meta,
+      task: fired.meta,
     });
     event.report({ reaction: 'approved-and-green', outcome: 'a human was notified' });
     return;
   }
+  let merged: string;
   try {
-    const project = await orange.projects.get(ref.project);
-    const { message } = await merge(event.task, project);
-    await orange.store.withTaskLock(ref.project, ref.id, () => orange.store.appendHistory(ref.project, ref.id, { type: 'task.merged', via: 'approved-and-green', url: feedback.url }));
-    if (event.workflow.between(event.task.meta.status, 'done').length > 0) {
-      await orange.engine.transition(ref, 'done', { cause: 'auto', reason: 'pull request approved with green checks: merged', expectFrom: event.task.meta.status });
-    }
-    event.report({ reaction: 'approved-and-green', outcome: message });
+    merged = (await merge(fired, await orange.projects.get(ref.project))).message;
   } catch (error) {
     const reason = `merging failed: ${error instanceof Error ? error.message : String(error)}`;
-    await orange.store.withTaskLock(ref.project, ref.id, () => orange.store.appendHistory(ref.project, ref.id, { type: 'reaction.gave_up', reaction: 'approved-and-green', key, reason }));
-    orange.notifications.raise({ event: 'reaction.gave_up', priority: 'warning', title: `Reaction approved-and-green gave up: ${label(event.task)}`, reason, task: event.task.meta });
-    event.report({ reaction: 'approved-and-green', outcome: `gave up: ${reason}` });
+    await orange.store.withTaskLock(ref.project, ref.id, () => orange.store.appendHistory(ref.project, ref.id, { type: 'reaction.failed', reaction: 'approved-and-green', key, attempt: next.attempt, reason }));
+    if (next.attempt > o.retries) {
+      const final = `${reason} (attempt ${next.attempt}, no retries left)`;
+      if (await recordGiveUp(orange, ref, key, final)) await warnGaveUp(event, final);
+      return;
+    }
+    event.report({ reaction: 'approved-and-green', outcome: `${reason} (attempt ${next.attempt}; tried again on the next pass)` });
+    return;
   }
+  await orange.store.withTaskLock(ref.project, ref.id, () => orange.store.appendHistory(ref.project, ref.id, { type: 'task.merged', via: 'approved-and-green', url: feedback.url }));
+  try {
+    // Unchanged (expectFrom) if the task moved meanwhile: the pull request sync finishes it on a later pass.
+    await orange.engine.transition(ref, 'done', { cause: 'auto', reason: 'pull request approved with green checks: merged', expectFrom: fired.meta.status });
+  } catch (error) {
+    orange.log.child('reactions').warn('merged, but the move to done was refused', { task: ref.id, error: error instanceof Error ? error.message : String(error) });
+  }
+  event.report({ reaction: 'approved-and-green', outcome: merged });
+}
+
+/** What approved-and-green does next for `key`: fire (attempt n), give up (escalateAfter passed), or wait. */
+function nextApproval(
+  history: readonly HistoryEvent[],
+  key: string,
+  merging: boolean,
+  o: ReactionsOptions['approved-and-green'],
+  now: number,
+): { kind: 'fire'; attempt: number } | { kind: 'give-up'; reason: string } | { kind: 'wait' } {
+  if (lastOf(history, 'reaction.gave_up', 'approved-and-green', key)) return { kind: 'wait' };
+  const fired = history.filter((e) => e.type === 'reaction.fired' && e.reaction === 'approved-and-green' && e.key === key);
+  const first = fired[0];
+  if (first === undefined) return { kind: 'fire', attempt: 1 };
+  if (o.escalateAfter !== undefined && now - Date.parse(first.timestamp) > o.escalateAfter) {
+    return { kind: 'give-up', reason: `approved with green checks, still not merged ${Math.round(o.escalateAfter / 1000)} s later` };
+  }
+  // A human was told (once); or a merge is under way or went through (the pull request sync finishes the task).
+  const failed = history.filter((e) => e.type === 'reaction.failed' && e.reaction === 'approved-and-green' && e.key === key).length;
+  if (!merging || failed < fired.length) return { kind: 'wait' };
+  return { kind: 'fire', attempt: fired.length + 1 };
+}
+
+/** Records that approved-and-green gave up on `key`; false when it had already (another monitor). */
+async function recordGiveUp(orange: Orange, ref: { project: string; id: string }, key: string, reason: string): Promise<boolean> {
+  return orange.store.withTaskLock(ref.project, ref.id, async () => {
+    if (lastOf(await orange.store.history(ref.project, ref.id), 'reaction.gave_up', 'approved-and-green', key)) return false;
+    await orange.store.appendHistory(ref.project, ref.id, { type: 'reaction.gave_up', reaction: 'approved-and-green', key, reason });
+    return true;
+  });
+}
+
+/** A warning that approved-and-green gave up. The task stays where it is: its work is done and approved; a person merges. */
+async function warnGaveUp(event: PullRequestEvent, reason: string): Promise<void> {
+  const current = await event.orange.store.read(event.task.meta.project, event.task.meta.id);
+  event.orange.notifications.raise({ event: 'reaction.gave_up', priority: 'warning', title: `Reaction approved-and-green gave up: ${label(current)}`, reason, task: current.meta });
+  event.report({ reaction: 'approved-and-green', outcome: `gave up: ${reason}` });
 }
 
 function label(task: Pick<Task, 'meta'>): string {

@@ -8,8 +8,12 @@ import type { ReactionsOptionsInput } from '../src/options.js';
 
 export const PR = 'https://github.com/acme/app/pull/7';
 
-/** What the stand-in gh answers, keyed by its first two arguments (`pr view`, `run view`, `api <path>`, `pr merge`). */
-export type GhAnswers = Record<string, { stdout?: string; stderr?: string; code?: number }>;
+/**
+ * What the stand-in gh answers, keyed by its first two arguments (`pr view`, `run view`, `pr merge`)
+ * or `api <path>` (query and flags left out). `pages`: a listing in pages, all printed back to back
+ * with `--paginate` (as gh before 2.26 prints them), only the first without.
+ */
+export type GhAnswers = Record<string, { stdout?: string; pages?: string[]; stderr?: string; code?: number }>;
 
 export interface ReactionsBox {
   readonly orange: Orange;
@@ -44,8 +48,11 @@ const args = process.argv.slice(2);
 fs.appendFileSync(${JSON.stringify(join(root, 'gh-calls.jsonl'))}, JSON.stringify(args) + '\\n');
 let answers = {};
 try { answers = JSON.parse(fs.readFileSync(${JSON.stringify(join(root, 'gh.json'))}, 'utf8')); } catch {}
-const a = answers[args.slice(0, 2).join(' ')] || { stderr: 'unexpected gh call: ' + args.join(' '), code: 1 };
-if (a.stdout) process.stdout.write(a.stdout + '\\n');
+const api = args[0] === 'api';
+const path = api ? (args.slice(1).find((a) => !a.startsWith('-')) || '').split('?')[0] : '';
+const a = answers[api ? 'api ' + path : args.slice(0, 2).join(' ')] || { stderr: 'unexpected gh call: ' + args.join(' '), code: 1 };
+const stdout = a.pages ? (args.includes('--paginate') ? a.pages.join('') : a.pages[0]) : a.stdout;
+if (stdout) process.stdout.write(stdout + '\\n');
 if (a.stderr) process.stderr.write(a.stderr + '\\n');
 process.exit(a.code || 0);
 `,

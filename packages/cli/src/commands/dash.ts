@@ -21,6 +21,9 @@ export default class Dash extends OrangeCommand {
     interval: Flags.integer({ description: "Milliseconds between the monitor's passes (default: the config's pollIntervalMs).", min: 200 }),
   };
 
+  // Long-lived: delivers its notifications itself (and, on every pass, what the outbox still holds).
+  protected override notificationDelivery = 'in-process' as const;
+
   async run(): Promise<void> {
     const { flags } = await this.parse(Dash);
     if (!process.stdin.isTTY || !process.stdout.isTTY) {

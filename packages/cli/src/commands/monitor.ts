@@ -16,6 +16,9 @@ export default class MonitorCommand extends OrangeCommand {
     interval: Flags.integer({ description: 'Milliseconds between passes (default: the config\'s pollIntervalMs, 30000).', min: 200 }),
   };
 
+  // Long-lived: delivers its notifications itself (and, on every pass, what the outbox still holds).
+  protected override notificationDelivery = 'in-process' as const;
+
   async run(): Promise<void> {
     const { flags } = await this.parse(MonitorCommand);
     const orange = await this.orange();
@@ -23,6 +26,8 @@ export default class MonitorCommand extends OrangeCommand {
     const monitor = new Monitor(orange, { project: flags.project, intervalMs: flags.interval });
     if (flags.once) {
       const report = await monitor.pass();
+      // The pass's notifications and its outbox flush, all of it: one pass is what was asked for.
+      await orange.notifications.settle();
       this.emit(report, () => this.printReport(report, true));
       return;
     }

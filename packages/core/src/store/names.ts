@@ -13,6 +13,9 @@ export function newTaskId(): string {
 /** Short random id for one agent spawn (matches exit reports to the spawn they belong to). */
 export const newSpawnId = customAlphabet(ALPHANUMERIC, 10);
 
+/** Short random id that keeps two outbox entries written in the same millisecond apart. */
+export const newOutboxId = customAlphabet(ALPHANUMERIC, 10);
+
 /** Longest part of a refused name that an error message repeats. */
 const ECHO_LIMIT = 60;
 

@@ -59,6 +59,21 @@ export class OrangePaths {
     return join(this.home, 'run', 'monitor.json');
   }
 
+  /** Notifications raised by one-shot CLI calls, waiting for the deliverer (docs/notifications.md). */
+  get outboxDir(): string {
+    return join(this.home, 'outbox');
+  }
+
+  /** One outbox entry: `outbox/<name>` (names come from `NotificationOutbox`, never from input). */
+  outboxEntryFile(name: string): string {
+    return join(this.home, 'outbox', name);
+  }
+
+  /** Locked (`outbox/.deliver.lock/`) while a process delivers the outbox, so that only one does. */
+  get outboxDeliveryLock(): string {
+    return join(this.home, 'outbox', '.deliver');
+  }
+
   get tasksDir(): string {
     return join(this.home, 'tasks');
   }

@@ -4,6 +4,8 @@ import type { WorkflowInput } from './definition.js';
  * Seed 000: no planning phase; the worker is killed when it hands off and a fresh worker is
  * spawned to fix a failed review; stuck can go back to working or to agent-review.
  * Hooks are not tabled in the seed; these follow its prose (kill the worker, spawn the reviewer).
+ * Departure: `reviewing → stuck`, so that a pull request reaction that gives up can hand the task
+ * to a person (no agent runs in reviewing here; `stuck → working` starts a fresh worker).
  */
 export const classicWorkflow: WorkflowInput = {
   name: 'classic',
@@ -40,6 +42,7 @@ export const classicWorkflow: WorkflowInput = {
     { from: 'agent-review', to: 'stuck', crash: true, hooks: ['kill_session'] },
     { from: 'agent-review', to: 'cancelled', hooks: ['kill_session', 'release_workspace'] },
     { from: 'reviewing', to: 'done', hooks: ['kill_session', 'release_workspace', 'delete_remote_branch', 'spawn_next'] },
+    { from: 'reviewing', to: 'stuck' },
     { from: 'reviewing', to: 'cancelled', hooks: ['kill_session', 'release_workspace'] },
     { from: 'stuck', to: 'working', hooks: ['kill_session', 'spawn_agent'] },
     { from: 'stuck', to: 'agent-review', hooks: ['kill_session', 'increment_review_round', 'spawn_reviewer'] },

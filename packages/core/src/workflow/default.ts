@@ -13,6 +13,9 @@ import type { WorkflowInput } from './definition.js';
  *   `stuck` prompt) when no worker is alive, e.g. after two crashes.
  * - `planning → stuck` and a gate-free `agent-review → stuck` exist only for the exit monitor's
  *   crash limit (the exit rules move a twice-crashed task to stuck; the table had no row for it).
+ * - `reviewing → stuck` (with `notify_worker`, like every way into stuck): a pull request
+ *   reaction that gives up (CI still failing after its retries, a review left unanswered) must be
+ *   able to hand the task to a person from reviewing, where it waits while CI runs.
  */
 export const defaultWorkflow: WorkflowInput = {
   name: 'default',
@@ -49,6 +52,7 @@ export const defaultWorkflow: WorkflowInput = {
     { from: 'agent-review', to: 'stuck', crash: true, hooks: ['kill_reviewer', 'notify_worker'] },
     { from: 'agent-review', to: 'cancelled', hooks: ['kill_reviewer', 'kill_session', 'release_workspace'] },
     { from: 'reviewing', to: 'working', hooks: ['notify_worker'] },
+    { from: 'reviewing', to: 'stuck', hooks: ['notify_worker'] },
     { from: 'reviewing', to: 'done', hooks: ['kill_session', 'release_workspace', 'delete_remote_branch', 'spawn_next'] },
     { from: 'reviewing', to: 'cancelled', hooks: ['kill_session', 'release_workspace'] },
     { from: 'stuck', to: 'reviewing' },

@@ -68,10 +68,14 @@ describe('the default workflow is seed 003', () => {
     expect(match?.hooks ?? []).toEqual(withDepartures(row));
   });
 
-  it('has no request transition the seed does not list (crash-only and forced ones aside)', () => {
+  it('has no request transition the seed does not list (crash-only and forced ones aside), but the documented reviewing → stuck', () => {
     const seed = new Set(seedRows().map(key));
-    const extra = transitions.filter((t) => !t.crash && !t.force && !seed.has(key(t))).map(key);
-    expect(extra).toEqual([]);
+    const extra = transitions.filter((t) => !t.crash && !t.force && !seed.has(key(t)));
+    // Departure 7: a pull request reaction that gives up moves a task in reviewing to stuck.
+    expect(extra.map(key)).toEqual(['reviewing → stuck']);
+    expect(extra[0]?.gate).toBeUndefined();
+    expect(extra[0]?.guard).toBeUndefined();
+    expect(extra[0]?.hooks).toEqual(['notify_worker']);
   });
 
   it('adds a forced move into done from every active status, with the hooks of reviewing → done', () => {

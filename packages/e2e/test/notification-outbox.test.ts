@@ -1,0 +1,138 @@
+/**
+ * One-shot CLI calls hand their notifications to the outbox and a detached deliverer: an agent's
+ * `orange task update` never waits on a slow or unreachable notifier. Against a webhook receiver
+ * on 127.0.0.1 and the real CLI: the call exits at once while the receiver holds the post open; a
+ * deliverer killed mid-delivery leaves its entry to the next monitor pass; two deliverers started
+ * together deliver each entry once.
+ */
+import { readdir, readFile, readlink } from 'node:fs/promises';
+import { execa } from 'execa';
+import { NotificationOutbox, newTaskId, type Notification } from '@orange/core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { httpReceiver, type HttpReceiver, type Reply } from '../../../plugins/notifier-webhook/test/http-receiver.js';
+import { CLI, pluginUrl, Sandbox } from './sandbox.js';
+
+let box: Sandbox | undefined;
+let hook: HttpReceiver | undefined;
+afterEach(async () => {
+  // The receiver first: a post it still holds open must fail so the deliverer can finish.
+  await hook?.close();
+  await box?.cleanup();
+  box = hook = undefined;
+});
+
+/** The webhook's own time limit per attempt: a CLI call that waited for delivery would last at least this long. */
+const WEBHOOK_TIMEOUT_MS = 20_000;
+
+async function boxWithWebhook(replies: Reply[]): Promise<Sandbox> {
+  hook = await httpReceiver(replies);
+  return Sandbox.create({
+    config: {
+      imports: [`import { webhook } from ${JSON.stringify(pluginUrl('plugins/notifier-webhook'))};`],
+      plugins: [`webhook({ url: ${JSON.stringify(hook.url)}, timeoutMs: ${WEBHOOK_TIMEOUT_MS}, retries: 0 })`],
+    },
+  });
+}
+
+/** A task waiting for a workspace (no agent): moving it to cancelled raises an `info` notification. */
+async function pendingTask(b: Sandbox, branch: string): Promise<string> {
+  return b.createTask([branch, `Summary of ${branch}`, '--no-spawn']);
+}
+
+const outboxEntries = async (b: Sandbox) => (await readdir(b.paths.outboxDir).catch(() => [] as string[])).filter((n) => n.endsWith('.json'));
+
+/** Pids of `orange notifications deliver` processes working in `cwd` (this sandbox's, not another test's). */
+async function deliverers(cwd: string): Promise<number[]> {
+  const found = await execa('pgrep', ['-f', '--', 'run\\.js notifications deliver'], { reject: false });
+  const pids: number[] = [];
+  for (const pid of String(found.stdout).split('\n').filter(Boolean).map(Number)) {
+    if ((await readlink(`/proc/${pid}/cwd`).catch(() => '')) === cwd) pids.push(pid);
+  }
+  return pids;
+}
+
+describe('notification delivery from one-shot CLI calls', () => {
+  it('task update exits at once while the webhook never answers, and the post still arrives', async () => {
+    box = await boxWithWebhook(['hang']);
+    const id = await pendingTask(box, 'fix/quick');
+    const started = performance.now();
+    const update = await box.orange(['task', 'update', id, '--status', 'cancelled']);
+    const elapsed = performance.now() - started;
+    expect(update.code, update.stderr).toBe(0);
+    // Waiting for delivery would take the webhook's whole time limit; a loaded 2-core machine needs a few seconds for any call.
+    expect(elapsed, `task update took ${Math.round(elapsed)} ms`).toBeLessThan(WEBHOOK_TIMEOUT_MS / 2);
+    const [post] = await within(30_000, 'the webhook post', hook!.received(1));
+    expect(JSON.parse(post?.body ?? '{}')).toMatchObject({ event: 'status.changed', priority: 'info', from: 'pending', to: 'cancelled', task: { id } });
+    // Delivered after the call ended: the deliverer, not the CLI, is the one holding the post open.
+    expect(await deliverers(box.repo)).toHaveLength(1);
+    // The receiver lets go: the attempt fails, is logged, and the entry is removed all the same.
+    await hook!.close();
+    await box.waitFor('the outbox to be empty', async () => (await outboxEntries(box!)).length === 0, 30_000);
+    const log = await readFile(box.paths.logFile, 'utf8');
+    expect(log).toMatch(/"msg":"notifier failed".*"notifier":"webhook"/);
+    await box.waitFor('the deliverer to exit', async () => (await deliverers(box!.repo)).length === 0, 15_000);
+  });
+
+  it('an entry left by a killed deliverer is delivered by the next monitor pass', async () => {
+    box = await boxWithWebhook(['hang', 200]);
+    const id = await pendingTask(box, 'fix/killed');
+    expect((await box.orange(['task', 'update', id, '--status', 'cancelled'])).code).toBe(0);
+    const [first] = await within(30_000, 'the first post', hook!.received(1));
+    const [pid] = await deliverers(box.repo);
+    expect(pid, 'the deliverer holding the post').toBeDefined();
+    process.kill(pid as number, 'SIGKILL');
+    await box.waitFor('the deliverer to die', async () => (await deliverers(box!.repo)).length === 0, 10_000);
+    expect(await outboxEntries(box)).toHaveLength(1);
+    // Its lock goes stale after 5 s and the entry is left to its deliverer for 10 s; then a pass delivers it.
+    await box.waitFor(
+      'a monitor pass to deliver the entry',
+      async () => {
+        const result = await box!.orange(['monitor', '--once']);
+        if (result.code !== 0) throw new Error(result.stderr);
+        return hook!.requests.length >= 2;
+      },
+      60_000,
+    );
+    expect(hook!.requests).toHaveLength(2);
+    expect(hook!.requests[1]?.body, 'the same notification, byte for byte').toBe(first?.body);
+    expect(await outboxEntries(box)).toEqual([]);
+  });
+
+  it('two deliverers started together deliver each entry once', async () => {
+    box = await boxWithWebhook([]);
+    const outbox = new NotificationOutbox(box.paths);
+    const ids = Array.from({ length: 8 }, () => newTaskId());
+    for (const id of ids) await outbox.put({ notification: notification(id), cwd: box.repo });
+    const run = () => execa(process.execPath, [CLI, 'notifications', 'deliver', '--json'], { cwd: box!.repo, env: box!.env, extendEnv: false, reject: false });
+    const [a, b] = await Promise.all([run(), run()]);
+    expect(a.exitCode, String(a.stderr)).toBe(0);
+    expect(b.exitCode, String(b.stderr)).toBe(0);
+    const delivered = [a, b].map((r) => (JSON.parse(String(r.stdout)) as { delivered: number }).delivered);
+    expect(delivered[0]! + delivered[1]!).toBe(ids.length);
+    expect(hook!.requests.map((r) => (JSON.parse(r.body) as Notification).task.id).sort()).toEqual([...ids].sort());
+    expect(await outboxEntries(box)).toEqual([]);
+  });
+});
+
+function notification(id: string): Notification {
+  return {
+    event: 'status.changed',
+    priority: 'urgent',
+    title: `Stuck: task ${id}`,
+    reason: null,
+    task: { id, project: 'demo', branch: `fix/${id}`, summary: `task ${id}`, status: 'stuck', pr_url: null, attach: `orange task attach ${id}` },
+    from: 'working',
+    to: 'stuck',
+    timestamp: new Date().toISOString(),
+  };
+}
+
+/** `promise`, or a clear failure after `ms`. */
+async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([promise, new Promise<never>((_resolve, reject) => (timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
