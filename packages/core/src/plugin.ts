@@ -55,8 +55,8 @@ export interface Runtime {
   attach(task: TaskMeta, role?: AgentRole): Promise<void>;
   /** The session name a task's agents run in. */
   sessionName(task: TaskMeta): string;
-  /** Kills a session by exact name; a missing session is not an error. */
-  killSession(name: string): Promise<void>;
+  /** Kills a session by exact name; a missing session is not an error (false, where the runtime can tell: nothing was killed). */
+  killSession(name: string): Promise<boolean | void>;
   /** The command a person runs to watch the task's agent (shown in notifications), as argv. */
   attachCommand?(task: TaskMeta): readonly string[];
   /**

@@ -67,6 +67,17 @@ class Terminal {
   }
 }
 
+/** Who is in the monitor lease (`orange monitor`s and dashboards). */
+async function leaseHolders(box: Sandbox): Promise<Array<{ pid: number; kind: string }>> {
+  return (JSON.parse(await readFile(box.paths.monitorLeaseFile, 'utf8')) as { holders: Array<{ pid: number; kind: string }> }).holders;
+}
+
+/** The passes a process logged as the dashboard's monitor duty. */
+async function dashboardPasses(box: Sandbox, pid: number | undefined): Promise<unknown[]> {
+  const passes = await box.orange(['log', '--component', 'dashboard', '--grep', 'monitor pass', '--json']);
+  return (JSON.parse(passes.stdout) as { records: Array<{ pid?: number; msg: string }> }).records.filter((r) => r.pid === pid && r.msg === 'monitor pass');
+}
+
 let box: Sandbox | undefined;
 let term: Terminal | undefined;
 let monitor: ResultPromise | undefined;
@@ -129,6 +140,12 @@ describe('orange dash in a real terminal', () => {
     await term.screenShows(/chore\/waiting\s+cancelled/);
     expect((await box.task(waiting)).meta.status).toBe('cancelled');
 
+    // With no orange monitor running, the dashboard polls (the passes the next test must not see).
+    expect(await term.screen()).toContain('monitor: here');
+    const own = (await leaseHolders(box)).find((h) => h.kind === 'dashboard')?.pid;
+    expect(own).toBeDefined();
+    expect((await dashboardPasses(box, own)).length).toBeGreaterThan(0);
+
     // q: the shell's screen is back as it was.
     await term.press('q');
     const after = await term.screenShows('BEFORE-DASH');
@@ -157,6 +174,8 @@ describe('orange dash in a real terminal', () => {
     await term.screenShows(`Merge task ${id}`);
     await term.press('y');
     await term.screenShows(/feature\/merge-me\s+done/, 30_000);
+    // The merge's own sentence, before the next key: it would overwrite a refusal shown earlier.
+    await term.screenShows(`task ${id}: reviewing → done`);
     expect(await box.git(box.origin, 'log', '--format=%s', 'main')).toContain(`implement the task for task ${id}`);
 
     // A refused action: its one-line reason in the status bar, and the dashboard still runs.
@@ -168,16 +187,25 @@ describe('orange dash in a real terminal', () => {
     await term.screenShows('BEFORE-DASH');
   }, 120_000);
 
-  it('leaves the poll to a running orange monitor, which handles an agent killed from outside once', async () => {
+  it('leaves the poll to a running orange monitor, which handles an agent killed from outside once; the dashboard runs no pass', async () => {
     box = await Sandbox.create();
     term = new Terminal(box);
     await term.open();
     monitor = execa(process.execPath, [CLI, 'monitor', '--interval', '300', '--json'], { cwd: box.repo, env: box.env, extendEnv: false, reject: false, forceKillAfterDelay: 30_000 });
-    let passes = 0;
-    monitor.stdout?.on('data', (chunk: Buffer) => (passes += chunk.toString().split('\n').length - 1));
-    await box.waitFor('the monitor to take the lease', async () => JSON.parse(await readFile(box!.paths.monitorLeaseFile, 'utf8')).kind === 'monitor', 20_000);
+    const reports: Array<{ exits: Array<{ task: string; role: string; decision: string }> }> = [];
+    let partial = '';
+    monitor.stdout?.on('data', (chunk: Buffer) => {
+      const lines = (partial + chunk.toString()).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) if (line.trim()) reports.push(JSON.parse(line));
+    });
+    const holders = () => leaseHolders(box!);
+    await box.waitFor('the monitor to enter the lease', async () => (await holders()).some((h) => h.kind === 'monitor' && h.pid === monitor?.pid), 20_000);
     await term.type(dash());
     await term.screenShows(`monitor: pid ${monitor.pid}`);
+    // The dashboard stands by in the lease, behind the monitor.
+    await box.waitFor('the dashboard to enter the lease', async () => (await holders()).some((h) => h.kind === 'dashboard'), 10_000);
+    const dashboardPid = (await holders()).find((h) => h.kind === 'dashboard')?.pid;
 
     const id = await box.createTask(['feature/killed', 'killed from outside'], 'agent.pace: 60000\n');
     const task = await box.waitFor('the worker to start', async () => (await box!.task(id)).meta.worker_spawn !== null, 15_000).then(() => box!.task(id));
@@ -186,11 +214,13 @@ describe('orange dash in a real terminal', () => {
     await box.waitFor('the poll to handle the dead agent', async () => (await box!.history(id)).some((e) => e.type === 'agent.crashed'), 30_000);
     await term.screenShows(/✗.*feature\/killed/);
     // Three more passes of the monitor, with the dashboard open all along: still acted on once.
-    const seen = passes;
-    await box.waitFor('three more monitor passes', async () => passes >= seen + 3, 30_000);
+    const seen = reports.length;
+    await box.waitFor('three more monitor passes', async () => reports.length >= seen + 3, 30_000);
     const crashes = (await box.history(id)).filter((e) => e.type === 'agent.crashed');
     expect(crashes, JSON.stringify(await box.history(id), null, 1)).toHaveLength(1);
-    expect(JSON.parse(await readFile(box.paths.monitorLeaseFile, 'utf8'))).toMatchObject({ kind: 'monitor', pid: monitor.pid });
+    // It was the monitor that handled it, and the dashboard never ran a pass of its own.
+    expect(reports.flatMap((r) => r.exits)).toEqual([expect.objectContaining({ task: id, role: 'worker', decision: 'crash' })]);
+    expect(await dashboardPasses(box, dashboardPid)).toEqual([]);
     await term.press('q');
     await term.screenShows('BEFORE-DASH');
   }, 120_000);

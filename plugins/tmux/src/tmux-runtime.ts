@@ -82,8 +82,8 @@ export class TmuxRuntime implements Runtime {
     return taskSession(task);
   }
 
-  /** Kills a session by exact name and waits until its processes are gone; a missing one is fine. */
-  async killSession(name: string): Promise<void> {
-    await killVerified(this.client, 'session', sessionTarget(name));
+  /** Kills a session by exact name and waits until its processes are gone; a missing one is fine (false). */
+  async killSession(name: string): Promise<boolean> {
+    return killVerified(this.client, 'session', sessionTarget(name));
   }
 }

@@ -54,9 +54,14 @@ export class OrangePaths {
     return join(this.home, 'run');
   }
 
-  /** Who runs the monitor's poll now (`orange monitor` or a dashboard), so that only one does. */
+  /** Who runs the monitor's poll or stands by to (`orange monitor`, dashboards), with each one's scope. */
   get monitorLeaseFile(): string {
     return join(this.home, 'run', 'monitor.json');
+  }
+
+  /** Locked (`withLock`) while a monitor pass runs, in whichever process: no two passes overlap. */
+  get monitorPassFile(): string {
+    return join(this.home, 'run', 'monitor-pass');
   }
 
   get tasksDir(): string {
