@@ -1,10 +1,11 @@
 import { execa, type ResultPromise } from 'execa';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { HistoryEvent, TaskMeta } from '@orange/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BARE_CONFIG, CLI, CliSandbox } from './cli-sandbox.js';
+import { fakeGh, type FakeGh, type FakePullRequestState } from './fake-gh.js';
 
 interface MonitorReport {
   tasks: number;
@@ -76,54 +77,25 @@ async function holder(box: CliSandbox, project: string, workspace: string): Prom
 
 describe('orange monitor with pull requests and orphans', () => {
   let box: CliSandbox;
-  let gh: { bin: string; calls: string; env: Record<string, string> };
+  let gh: FakeGh;
 
   beforeAll(async () => {
     box = await CliSandbox.create({ poolSize: 4 });
-    // A stand-in for the GitHub CLI, logged in: `pr create` answers with the URL of the PR number
-    // the test put in next-pr; `pr view URL --json state,url` prints the state stored for that
-    // number, as real gh does (`{"state":"MERGED","url":…}`).
-    const bin = join(box.dir, 'fake-gh');
-    await mkdir(bin, { recursive: true });
-    const calls = join(bin, 'calls.txt');
-    await writeFile(
-      join(bin, 'gh'),
-      [
-        '#!/bin/sh',
-        `dir=${JSON.stringify(bin)}`,
-        'echo "$*" >> "$dir/calls.txt"',
-        'case "$1 $2" in',
-        '  "auth status") exit 0 ;;',
-        '  "pr create") echo "https://github.com/example/app/pull/$(cat "$dir/next-pr")"; exit 0 ;;',
-        '  "pr view")',
-        '    state="$dir/pr-${3##*/}.state"',
-        '    if [ "$4 $5" = "--json state,url" ] && [ -f "$state" ]; then',
-        '      printf \'{"state":"%s","url":"%s"}\\n\' "$(cat "$state")" "$3"; exit 0',
-        '    fi',
-        '    echo "no pull requests found for branch" >&2; exit 1 ;;',
-        'esac',
-        'echo "unexpected: gh $*" >&2',
-        'exit 1',
-        '',
-      ].join('\n'),
-      { mode: 0o755 },
-    );
-    await writeFile(calls, '');
-    gh = { bin, calls, env: { PATH: `${bin}:${box.env.PATH}` } };
+    gh = await fakeGh(box.dir, box.env.PATH ?? '');
   });
   afterAll(() => box?.cleanup());
 
   /** Opens PR number `n` for the task through `task create-pr` and the stand-in gh; the PR starts open. */
   async function openPullRequest(task: TaskMeta, n: number): Promise<string> {
-    await writeFile(join(gh.bin, 'next-pr'), String(n));
+    await gh.nextPullRequest(n);
     await setPullRequest(n, 'OPEN');
     const out = await box.json<{ url: string; task: TaskMeta }>(['task', 'create-pr', task.id], { env: gh.env });
     expect(out.task.pr_url).toBe(`https://github.com/example/app/pull/${n}`);
     return out.url;
   }
 
-  const setPullRequest = (n: number, state: 'OPEN' | 'MERGED' | 'CLOSED') => writeFile(join(gh.bin, `pr-${n}.state`), state);
-  const ghCalls = async () => (await readFile(gh.calls, 'utf8')).split('\n').filter(Boolean);
+  const setPullRequest = (n: number, state: FakePullRequestState) => gh.setState(n, state);
+  const ghCalls = () => gh.calls();
 
   /** A task in reviewing with its worktree and a live worker, reached the way a human would. */
   async function reviewingWithWorker(branch: string): Promise<TaskMeta> {

@@ -39,7 +39,8 @@ export async function openDashboard(options: DashboardOptions): Promise<void> {
   const env = options.env ?? process.env;
   const colour = !(env.NO_COLOR !== undefined && env.NO_COLOR !== '');
   const feed = new TaskFeed(orange, { project: options.project });
-  const duty = new MonitorDuty(orange, options.pollIntervalMs);
+  // After each turn of the poll (its own pass, or one another monitor ran) the PR column is asked again.
+  const duty = new MonitorDuty(orange, options.pollIntervalMs, () => feed.refreshPullRequests());
   const actions = new OrangeActions(orange);
   const scope = options.project ?? 'all projects';
   let view: Partial<DashboardView> = {};
@@ -76,7 +77,10 @@ export async function openDashboard(options: DashboardOptions): Promise<void> {
             onCopy={(text) => stdout.write(`\u001b]52;c;${Buffer.from(text).toString('base64')}\u0007`)}
             onOpenUrl={(url) => openUrl(url, urlOpener(process.platform, env))}
             onChanged={(ref) => void feed.refreshTask(ref.project, ref.id).catch(() => undefined)}
-            onRefreshPullRequest={(id) => feed.refreshPullRequest(id)}
+            onRefreshPullRequest={async (ref) => {
+              await feed.refreshTask(ref.project, ref.id);
+              return feed.refreshPullRequest(ref.id);
+            }}
           />,
           { stdout, stdin, exitOnCtrlC: false, patchConsole: true },
         );

@@ -124,11 +124,14 @@ export class TaskFeed implements TaskSource {
     await this.flush();
   }
 
-  /** The pull request of every active task that has one, asked again (after each monitor turn, on open). */
+  /**
+   * The pull request of every unfinished task that has one, asked again (on open, after each
+   * monitor turn); and of a finished task last seen open (a pass that just merged it).
+   */
   async refreshPullRequests(): Promise<void> {
     for (const row of [...this.rows.values()]) {
       if (this.stopped) return;
-      if (row.terminal || !row.meta.pr_url) continue;
+      if (!row.meta.pr_url || (row.terminal && row.pr?.state !== 'open')) continue;
       await this.refreshPullRequest(row.meta.id).catch(() => undefined);
     }
   }

@@ -112,6 +112,12 @@ export class RecordingActions implements DashboardActions {
     await this.record('pullRequest', ref.id);
     return { url: this.prUrl ?? `https://github.example/o/r/pull/7`, created: this.prUrl === null };
   };
+  /** What `syncPullRequest` answers: the sentence of a state it applied, or null (nothing to apply). */
+  synced: string | null = null;
+  syncPullRequest = async (ref: TaskRef) => {
+    await this.record('syncPullRequest', ref.id);
+    return this.synced;
+  };
   checkCancel = async (ref: TaskRef) => void (await this.record('checkCancel', ref.id));
   cancel = (ref: TaskRef) => this.record('cancel', ref.id);
   checkDelete = async (ref: TaskRef) => void (await this.record('checkDelete', ref.id));

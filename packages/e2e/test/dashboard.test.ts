@@ -1,6 +1,8 @@
 import { execa, type ResultPromise } from 'execa';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { fakeGh } from '../../cli/test/fake-gh.js';
 import { CLI, Sandbox } from './sandbox.js';
 
 /**
@@ -92,7 +94,7 @@ afterEach(async () => {
 });
 
 // CI=true as on a CI machine, where ink would otherwise draw nothing until it exits.
-const dash = (args = '') => `CI=true node ${CLI} dash --interval 500 ${args}`.trim();
+const dash = (args = '', interval = 500) => `CI=true node ${CLI} dash --interval ${interval} ${args}`.trim();
 
 describe('orange dash in a real terminal', () => {
   it('shows tasks live as agents move them, creates one with c, cancels one with x after confirmation, and q gives the terminal back', async () => {
@@ -183,6 +185,53 @@ describe('orange dash in a real terminal', () => {
     await term.screenShows(`task ${id} is done; changes are requested on a task in reviewing`);
     await term.press('x');
     await term.screenShows(`done → cancelled refused`);
+    await term.press('q');
+    await term.screenShows('BEFORE-DASH');
+  }, 120_000);
+
+  it('p opens a pull request, R applies its merge as the monitor would, and each pass of the dashboard refreshes the PR column', async () => {
+    box = await Sandbox.create();
+    const gh = await fakeGh(box.dir, box.env.PATH ?? '');
+    term = new Terminal(box);
+    await term.open();
+    /** A task in reviewing on a branch with one commit, as a human creates one for review. */
+    const reviewing = async (branch: string) => {
+      await box!.git(box!.repo, 'checkout', '-q', '-b', branch);
+      await writeFile(join(box!.repo, `${branch.replace('/', '-')}.md`), `${branch}\n`);
+      await box!.git(box!.repo, 'add', '.');
+      await box!.git(box!.repo, 'commit', '-q', '-m', `work on ${branch}`);
+      await box!.git(box!.repo, 'checkout', '-q', 'main');
+      return box!.createTask([branch, `publish ${branch}`, '--status', 'reviewing']);
+    };
+
+    // A poll interval far beyond the test: only R can apply the merge.
+    const id = await reviewing('feature/pr-by-r');
+    await term.type(`PATH=${gh.bin}:$PATH ${dash('', 600_000)}`);
+    await term.screenShows(/feature\/pr-by-r\s+reviewing/);
+    await gh.nextPullRequest(21);
+    await gh.setState(21, 'OPEN');
+    await term.press('p');
+    await term.screenShows('pull request created: https://github.com/example/app/pull/21');
+    await term.screenShows(/feature\/pr-by-r\s+reviewing\s+#21 open/);
+    await gh.setState(21, 'MERGED');
+    await term.press('R');
+    await term.screenShows(`pull request of ${id} merged: task ${id} → done`);
+    await term.screenShows(/feature\/pr-by-r\s+done\s+#21 merged/);
+    const history = await box.history(id);
+    expect(history.filter((e) => e.type === 'status.changed').at(-1)).toMatchObject({ from: 'reviewing', to: 'done', cause: 'auto', reason: 'pull request merged' });
+    expect(history.filter((e) => e.type === 'task.merged')).toEqual([expect.objectContaining({ via: 'pull request' })]);
+    await term.press('q');
+    await term.screenShows('BEFORE-DASH');
+
+    // The usual interval: the dashboard's own pass applies a close, and the PR column follows it.
+    const closing = await reviewing('feature/pr-closed');
+    await gh.nextPullRequest(22);
+    await gh.setState(22, 'OPEN');
+    expect((await box.orange(['task', 'create-pr', closing], { env: gh.env })).code).toBe(0);
+    await term.type(`PATH=${gh.bin}:$PATH ${dash()}`);
+    await term.screenShows(/feature\/pr-closed\s+reviewing\s+#22 open/);
+    await gh.setState(22, 'CLOSED');
+    await term.screenShows(/feature\/pr-closed\s+cancelled\s+#22 closed/);
     await term.press('q');
     await term.screenShows('BEFORE-DASH');
   }, 120_000);

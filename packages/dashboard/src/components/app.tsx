@@ -8,7 +8,7 @@ import { useTerminalSize } from '../hooks/use-terminal-size.js';
 import { footerKeys, tableAction } from '../key-map.js';
 import type { CreateRequest, DashboardActions } from '../task-actions.js';
 import type { TaskSource } from '../task-feed.js';
-import { FILTERS, visibleRows, type RowFilter, type TaskRow } from '../task-row.js';
+import { FILTERS, visibleRows, type PullRequestView, type RowFilter, type TaskRow } from '../task-row.js';
 import { shown } from '../shown-text.js';
 import { editText } from '../text-edit.js';
 import { Confirm } from './confirm.js';
@@ -56,8 +56,8 @@ export interface AppProps {
   readonly onOpenUrl: (url: string) => Promise<string>;
   /** Re-reads one task now, after an action of this dashboard. */
   readonly onChanged?: (ref: TaskRef) => void;
-  /** Asks the SCM for a pull request's state again (R). */
-  readonly onRefreshPullRequest?: (id: string) => Promise<unknown>;
+  /** Reads the task again and asks the SCM for its pull request's state and checks (R, and after p created one). */
+  readonly onRefreshPullRequest?: (ref: TaskRef) => Promise<PullRequestView | null>;
   readonly now?: () => number;
 }
 
@@ -217,6 +217,8 @@ export function App(props: AppProps) {
         case 'pull-request':
           return void run(selected.meta.pr_url ? 'opening the pull request' : `creating a pull request for ${ref.id}`, ref, async () => {
             const { url, created } = await actions.pullRequest(ref);
+            // The new PR's state and checks, for its row.
+            if (created) void props.onRefreshPullRequest?.(ref).catch(() => undefined);
             return created ? `pull request created: ${url} (p again opens it)` : props.onOpenUrl(url);
           });
         case 'refresh-pr':
@@ -224,9 +226,10 @@ export function App(props: AppProps) {
             setMessage({ text: `task ${ref.id} has no pull request (p opens one)`, kind: 'error' });
             return;
           }
-          return void run('refreshing the pull request', null, async () => {
-            await props.onRefreshPullRequest?.(ref.id);
-            return `pull request of ${ref.id} refreshed`;
+          return void run('syncing the pull request', ref, async () => {
+            const applied = await actions.syncPullRequest(ref);
+            const pr = (await props.onRefreshPullRequest?.(ref)) ?? null;
+            return applied ?? `pull request of ${ref.id}: ${pr?.state ? `${pr.state}${pr.checks ? ` ${pr.checks}` : ''}` : 'state unknown'}`;
           });
         case 'copy-id':
           props.onCopy(ref.id);
