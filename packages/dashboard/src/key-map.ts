@@ -110,7 +110,7 @@ export function footerKeys(row: TaskRow | undefined): FooterKey[] {
     if (row.targets.includes('done')) keys.push({ key: 'm', label: 'merge' });
     else if (row.forcedTargets.includes('done')) keys.push({ key: 'm', label: 'force-merge' });
     if (!row.terminal) keys.push({ key: 'p', label: row.meta.pr_url ? 'open PR' : 'PR' });
-    if (row.meta.pr_url && !row.terminal) keys.push({ key: 'R', label: 'refresh PR' });
+    if (row.meta.pr_url && !row.terminal) keys.push({ key: 'R', label: 'sync PR' });
     if (row.targets.includes('cancelled')) keys.push({ key: 'x', label: 'cancel' });
     if (row.terminal) keys.push({ key: 'd', label: 'delete' });
     keys.push({ key: 'y', label: 'copy id' }, { key: 'v', label: 'TASK.md' });
@@ -128,7 +128,7 @@ export const HELP_KEYS: readonly FooterKey[] = [
   { key: 'r', label: 'request changes on a task in reviewing (optional instructions go to ## Notes)' },
   { key: 'm', label: 'merge a reviewed task into the default branch; on a task still at work, a force-merge (after confirmation)' },
   { key: 'p', label: 'open a pull request, or open the one it has in the browser' },
-  { key: 'R', label: "refresh the pull request's state" },
+  { key: 'R', label: "sync the pull request: apply a merge or close on GitHub (as the monitor does), refresh its state" },
   { key: 'x', label: 'cancel the task (after confirmation)' },
   { key: 'd', label: 'delete a finished task (after confirmation)' },
   { key: 'y', label: 'copy the task id (OSC 52)' },
