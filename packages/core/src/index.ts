@@ -73,6 +73,7 @@ export {
   parsePluginOptions,
   type OrangePlugin,
   type Runtime,
+  type AttachInfo,
   type RuntimeSnapshot,
   type WorkspaceProvider,
   type WorkspaceInfo,

@@ -1,6 +1,7 @@
-import type { AgentRole, Orange } from '@orange/core';
+import type { AgentRole, AttachInfo, Orange } from '@orange/core';
 import { render } from 'ink';
 import { App, type DashboardView } from './components/app.js';
+import { SettableValue } from './live-value.js';
 import { MonitorDuty } from './monitor-duty.js';
 import { openUrl, urlOpener } from './open-url.js';
 import { OrangeActions } from './task-actions.js';
@@ -30,7 +31,8 @@ type Outcome = { readonly kind: 'quit' } | { readonly kind: 'attach'; readonly r
 /**
  * Opens the dashboard on the terminal and resolves when the user quits. Enter on a live agent
  * unmounts it, hands the terminal to the agent's tmux session (the runtime slot's `attach`), and
- * draws it again on detach, where it was.
+ * draws it again where it was when the user is back: after a detach, or, inside a client of the
+ * agents' own tmux server, once that client switched back to the dashboard's session.
  */
 export async function openDashboard(options: DashboardOptions): Promise<void> {
   const { orange } = options;
@@ -43,9 +45,18 @@ export async function openDashboard(options: DashboardOptions): Promise<void> {
   const duty = new MonitorDuty(orange, options.pollIntervalMs, () => feed.refreshPullRequests());
   const actions = new OrangeActions(orange);
   const scope = options.project ?? 'all projects';
+  // Asked while the first screen is drawn (it costs a tmux call or two): the footer and help show it once known.
+  const attachInfo = new SettableValue<AttachInfo | null>(null);
+  void orange.maybeSlot('runtime')?.attachInfo?.().then((info) => attachInfo.set(info), () => undefined);
   let view: Partial<DashboardView> = {};
   let quitFromSignal: (() => void) | undefined;
-  const onSignal = () => quitFromSignal?.();
+  let quitting = false;
+  let attached: AbortController | undefined;
+  const onSignal = () => {
+    quitting = true;
+    quitFromSignal?.();
+    attached?.abort();
+  };
   process.once('SIGTERM', onSignal);
   process.once('SIGHUP', onSignal);
   const started = feed.start();
@@ -70,6 +81,7 @@ export async function openDashboard(options: DashboardOptions): Promise<void> {
             project={options.project ?? null}
             showProject={options.project === undefined}
             monitor={duty}
+            attach={attachInfo}
             colour={colour}
             initial={view}
             onAttach={(row, role, current) => finish({ kind: 'attach', row, role, view: current })}
@@ -89,15 +101,19 @@ export async function openDashboard(options: DashboardOptions): Promise<void> {
       if (outcome.kind === 'quit') return;
       view = outcome.view;
       const resumeReading = stopReading(stdin);
+      attached = new AbortController();
       try {
-        await orange.slot('runtime').attach(outcome.row.meta, outcome.role);
-        view = { ...view, message: { text: `detached from ${outcome.row.meta.id}`, kind: 'info' } };
+        // Inside a client of the agents' tmux server this returns once that client is back on this session.
+        await orange.slot('runtime').attach(outcome.row.meta, outcome.role, { signal: attached.signal });
+        const back = attachInfo.get()?.mode === 'switch' ? 'back from' : 'detached from';
+        view = { ...view, message: { text: `${back} ${outcome.row.meta.id}`, kind: 'info' } };
       } catch (error) {
         view = { ...view, message: { text: error instanceof Error ? error.message : String(error), kind: 'error' } };
       } finally {
+        attached = undefined;
         resumeReading();
       }
-      if (options.exitOnAttach) return;
+      if (options.exitOnAttach || quitting) return;
     }
   } finally {
     process.off('SIGTERM', onSignal);

@@ -9,8 +9,10 @@ export default class Dash extends OrangeCommand {
   static override description = [
     "Scoped to the project you stand in (a git repository not registered yet is registered), else to",
     'every project; --all or --project NAME choose. Enter attaches to an agent and comes back when you',
-    'detach (Ctrl-b d). While open it follows the task files and runs the monitor\'s poll, unless an',
-    'orange monitor is running. Needs a terminal; for a listing use orange task list. See docs/dashboard.md.',
+    'detach (Ctrl-b d), or, inside a tmux client of the agents\' own server, when you switch back',
+    '(Ctrl-b L); the footer shows which. While open it follows the task files and runs the monitor\'s',
+    'poll, unless an orange monitor of every project runs. Needs a terminal; for a listing use orange',
+    'task list. See docs/dashboard.md.',
   ].join('\n');
   static override hiddenAliases = ['dashboard'];
   static override examples = ['<%= config.bin %> dash', '<%= config.bin %> dash --all', '<%= config.bin %> dash --project app --exit-on-attach'];

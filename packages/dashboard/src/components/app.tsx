@@ -1,4 +1,4 @@
-import { isOrangeError, type AgentRole, type TaskRef } from '@orange/core';
+import { isOrangeError, type AgentRole, type AttachInfo, type TaskRef } from '@orange/core';
 import { Box, Text } from 'ink';
 import { useKeys } from '../hooks/use-keys.js';
 import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
@@ -46,6 +46,8 @@ export interface AppProps {
   readonly project: string | null;
   readonly showProject: boolean;
   readonly monitor: LiveValue<string>;
+  /** How Enter attaches from here and the keys back (null until the runtime said, or when it cannot). */
+  readonly attach?: LiveValue<AttachInfo | null>;
   readonly colour: boolean;
   readonly initial?: Partial<DashboardView>;
   readonly onAttach: (row: TaskRow, role: AgentRole, view: DashboardView) => void;
@@ -79,6 +81,7 @@ export function App(props: AppProps) {
   const { source, actions, colour } = props;
   const snapshot = useTasks(source);
   const monitor = useSyncExternalStore(props.monitor.subscribe, props.monitor.get);
+  const attach = useSyncExternalStore(props.attach?.subscribe ?? noSubscription, props.attach?.get ?? noAttachInfo);
   const { columns, rows: height } = useTerminalSize();
   const [mode, setMode] = useState<Mode>({ kind: 'table' });
   const [filter, setFilter] = useState<RowFilter>(props.initial?.filter ?? 'all');
@@ -250,7 +253,7 @@ export function App(props: AppProps) {
   const needsYou = [...snapshot.rows.values()].filter((r) => !r.terminal && (NEEDS_YOU.has(r.meta.status) || r.meta.attention || r.liveness === 'dead')).length;
   const rule = '─'.repeat(Math.max(0, columns));
 
-  if (mode.kind === 'help') return <HelpScreen monitor={monitor} onClose={() => setMode({ kind: 'table' })} />;
+  if (mode.kind === 'help') return <HelpScreen monitor={monitor} attach={attach} onClose={() => setMode({ kind: 'table' })} />;
   if (mode.kind === 'file') return <TaskFileView title={mode.title} text={mode.text} height={height - 1} onClose={() => setMode({ kind: 'table' })} />;
 
   const bottom = (() => {
@@ -321,11 +324,14 @@ export function App(props: AppProps) {
         </Box>
       ) : null}
       <Text dimColor>{rule}</Text>
-      <Footer keys={footerKeys(selected)} width={columns} />
+      <Footer keys={footerKeys(selected, attach)} width={columns} />
       {bottom}
     </Box>
   );
 }
+
+const noSubscription = () => () => undefined;
+const noAttachInfo = (): AttachInfo | null => null;
 
 function describe(error: unknown): string {
   if (isOrangeError(error)) return error.message;
