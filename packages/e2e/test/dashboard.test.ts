@@ -4,70 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fakeGh } from '../../cli/test/fake-gh.js';
 import { CLI, Sandbox } from './sandbox.js';
-
-/**
- * The dashboard in a real terminal: a tmux pane on a server of its own (the agents run on the
- * sandbox's), typed into with send-keys and read with capture-pane.
- */
-class Terminal {
-  readonly socket = `orange-dash-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
-
-  constructor(private readonly box: Sandbox) {}
-
-  async tmux(...args: string[]): Promise<string> {
-    const { TMUX: _t, TMUX_PANE: _p, ...env } = this.box.env;
-    const result = await execa('tmux', ['-L', this.socket, ...args], { reject: false, env, extendEnv: false });
-    if (result.exitCode !== 0) throw new Error(`tmux ${args.join(' ')} failed: ${String(result.stderr)}`);
-    return String(result.stdout);
-  }
-
-  /** A shell in a 120×40 pane, in the sandbox's repository, with the sandbox's environment. */
-  async open(): Promise<void> {
-    await this.tmux('new-session', '-d', '-s', 'term', '-x', '120', '-y', '40', '-c', this.box.repo, 'sh');
-    await this.type('echo BEFORE-DASH');
-    await this.screenShows('BEFORE-DASH');
-  }
-
-  /** Types a line into the pane (literally) and presses Enter. */
-  async type(line: string): Promise<void> {
-    await this.tmux('send-keys', '-t', 'term', '-l', line);
-    await this.tmux('send-keys', '-t', 'term', 'Enter');
-  }
-
-  /** Presses keys by tmux's names (`j`, `Enter`, `Escape`, `C-b`). */
-  async press(...keys: string[]): Promise<void> {
-    for (const key of keys) await this.tmux('send-keys', '-t', 'term', key);
-  }
-
-  async screen(): Promise<string> {
-    return this.tmux('capture-pane', '-p', '-t', 'term');
-  }
-
-  /** Waits for the screen to show `text` (a string or a pattern); a timeout prints the screen. */
-  async screenShows(text: string | RegExp, timeoutMs = 30_000): Promise<string> {
-    const deadline = Date.now() + timeoutMs;
-    let last = '';
-    while (Date.now() < deadline) {
-      last = await this.screen();
-      if (typeof text === 'string' ? last.includes(text) : text.test(last)) return last;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error(`the screen never showed ${String(text)}; it shows:\n${last}\norange log tail:\n${await this.logTail()}`);
-  }
-
-  /** The row of the table that shows `branch` (rows start with the liveness icon). */
-  async rowOf(branch: string): Promise<string> {
-    return (await this.screen()).split('\n').find((l) => /^[●✗○]/.test(l) && l.includes(branch)) ?? '';
-  }
-
-  async logTail(): Promise<string> {
-    return (await readFile(this.box.paths.logFile, 'utf8').catch(() => '')).split('\n').slice(-15).join('\n');
-  }
-
-  async close(): Promise<void> {
-    await this.tmux('kill-server').catch(() => undefined);
-  }
-}
+import { dash, Terminal } from './terminal.js';
 
 /** Who is in the monitor lease (`orange monitor`s and dashboards). */
 async function leaseHolders(box: Sandbox): Promise<Array<{ pid: number; kind: string }>> {
@@ -93,8 +30,6 @@ afterEach(async () => {
   box = undefined;
 });
 
-// CI=true as on a CI machine, where ink would otherwise draw nothing until it exits.
-const dash = (args = '', interval = 500) => `CI=true node ${CLI} dash --interval ${interval} ${args}`.trim();
 
 describe('orange dash in a real terminal', () => {
   it('shows tasks live as agents move them, creates one with c, cancels one with x after confirmation, and q gives the terminal back', async () => {
@@ -163,10 +98,13 @@ describe('orange dash in a real terminal', () => {
     await term.type(dash());
     await term.screenShows(/●.*feature\/merge-me\s+reviewing/);
 
-    // Enter: the terminal is the agent's (its own log lines), Ctrl-b d comes back.
+    // Enter: Orange's tmux server is not the one this pane runs in, so the agent's session is
+    // attached inside the pane, and the footer says how a person detaches from that nested client.
+    await term.screenShows('⏎ attach (C-b C-b d back)');
     await term.press('Enter');
     // The attached client's status line (the dashboard's own preview shows the agent's lines too).
     await term.screenShows(/^\[demo\/\w+:worker/m);
+    // send-keys types into the pane itself, past the outer tmux: one prefix reaches the nested client.
     await term.press('C-b', 'd');
     await term.screenShows(`detached from ${id}`);
     await term.screenShows('feature/merge-me');
