@@ -282,7 +282,7 @@ export function App(props: AppProps) {
           />
         );
       case 'search':
-        return <Text wrap="truncate">{`/${search}▏ (Enter keep, Esc clear)`}</Text>;
+        return <Text wrap="truncate">{`/${shown(search, Math.max(1, columns - 24))}▏ (Enter keep, Esc clear)`}</Text>;
       default:
         return <StatusBar message={message} width={columns} colour={colour} />;
     }
