@@ -42,11 +42,15 @@ export interface FooterKey {
   readonly label: string;
 }
 
-/** What Enter does for a task: start a pending one, attach to a live agent, restart a dead one. */
+/**
+ * What Enter does for a task: start one waiting in its workflow's initial status, attach to a live
+ * agent, restart a dead one — only where an agent belongs (the status's responsible agent, or one
+ * recorded as spawned): a status without one (classic's `reviewing`) has nothing to restart.
+ */
 export function enterAction(row: TaskRow): 'spawn' | 'attach' | 'respawn' | null {
-  if (row.meta.status === 'pending') return 'spawn';
+  if (row.waiting) return 'spawn';
   if (row.alive.length > 0) return 'attach';
-  if (row.active) return 'respawn';
+  if (row.active && row.expected.length > 0) return 'respawn';
   return null;
 }
 

@@ -1,5 +1,6 @@
 import type { AgentRole, AttachInfo, Orange } from '@orange/core';
 import { render } from 'ink';
+import { clipboardSequence } from './clipboard.js';
 import { App, type DashboardView } from './components/app.js';
 import { SettableValue } from './live-value.js';
 import { MonitorDuty } from './monitor-duty.js';
@@ -86,7 +87,7 @@ export async function openDashboard(options: DashboardOptions): Promise<void> {
             initial={view}
             onAttach={(row, role, current) => finish({ kind: 'attach', row, role, view: current })}
             onQuit={() => finish({ kind: 'quit' })}
-            onCopy={(text) => stdout.write(`\u001b]52;c;${Buffer.from(text).toString('base64')}\u0007`)}
+            onCopy={(text) => stdout.write(clipboardSequence(text))}
             onOpenUrl={(url) => openUrl(url, urlOpener(process.platform, env))}
             onChanged={(ref) => void feed.refreshTask(ref.project, ref.id).catch(() => undefined)}
             onRefreshPullRequest={async (ref) => {

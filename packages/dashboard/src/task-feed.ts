@@ -1,5 +1,5 @@
-import { isOrangeError, type AgentRole, type ListedTask, type Orange, type RuntimeSnapshot, type TaskMeta, type Workflow } from '@orange/core';
-import { checksMark, pullRequestNumber, type Liveness, type PullRequestView, type TaskRow } from './task-row.js';
+import { isOrangeError, type AgentRole, type ListedTask, type Orange, type RuntimeSnapshot, type Workflow } from '@orange/core';
+import { checksMark, pullRequestNumber, rowOf, type Liveness, type PullRequestView, type TaskRow } from './task-row.js';
 import { TaskWatcher } from './task-watcher.js';
 
 /** What the screen is drawn from: every task of the scope, as rows keyed by task id. */
@@ -263,21 +263,7 @@ export class TaskFeed implements TaskSource {
   }
 
   private rowIn(workflow: Workflow, task: ListedTask, previous: TaskRow | undefined): TaskRow {
-    const { meta } = task;
-    const pr = meta.pr_url ? { url: meta.pr_url, number: pullRequestNumber(meta.pr_url), state: previous?.pr?.url === meta.pr_url ? previous.pr.state : null } : null;
-    return this.withLiveness({
-      meta,
-      tampered: task.tampered,
-      terminal: workflow.isTerminal(meta.status),
-      active: workflow.isActive(meta.status),
-      liveness: 'none',
-      alive: [],
-      targets: this.orange.engine.targets(workflow, meta.status),
-      forcedTargets: workflow.forcedTargets(meta.status),
-      pr,
-      diff: previous && previous.meta.workspace === meta.workspace ? previous.diff : null,
-      expected: expectedAgents(meta, workflow),
-    });
+    return this.withLiveness(rowOf(workflow, this.orange.engine.targets(workflow, task.meta.status), task, previous));
   }
 
   private withLiveness(row: TaskRow): TaskRow {
@@ -301,13 +287,6 @@ export class TaskFeed implements TaskSource {
  */
 function newer(shown: TaskRow | undefined, read: TaskRow): TaskRow {
   return shown !== undefined && shown.meta.updated_at > read.meta.updated_at ? shown : read;
-}
-
-/** The agents an active task should have running: the status's responsible one, and any with a recorded spawn. */
-function expectedAgents(meta: TaskMeta, workflow: Workflow): AgentRole[] {
-  if (!workflow.isActive(meta.status)) return [];
-  const responsible = workflow.state(meta.status)?.agent ?? null;
-  return ROLES.filter((role) => (role === 'worker' ? meta.worker_spawn : meta.reviewer_spawn) !== null || role === responsible);
 }
 
 function sameDiff(a: TaskRow['diff'], b: TaskRow['diff']): boolean {

@@ -2,6 +2,7 @@ import { Box, Text } from 'ink';
 import { useKeys } from '../hooks/use-keys.js';
 import type { AttachInfo } from '@orange/core';
 import { attachHelp, helpKeys } from '../key-map.js';
+import { shown } from '../shown-text.js';
 
 /** Every key and what it does; any key goes back. */
 export function HelpScreen({ onClose, monitor, attach }: { readonly onClose: () => void; readonly monitor: string; readonly attach: AttachInfo | null }) {
@@ -16,7 +17,7 @@ export function HelpScreen({ onClose, monitor, attach }: { readonly onClose: () 
       ))}
       <Text> </Text>
       <Text>{attachHelp(attach)}</Text>
-      <Text wrap="truncate">{`While open: the task files are followed live; the monitor's poll (exit backstop, orphan cleanup, PR sync) is run by: ${monitor}.`}</Text>
+      <Text>{`The monitor's poll (exit backstop, orphan cleanup, PR sync) is run by: ${shown(monitor)}. The task files are followed live.`}</Text>
       <Text dimColor>any key: back</Text>
     </Box>
   );
