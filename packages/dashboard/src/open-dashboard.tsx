@@ -61,7 +61,16 @@ export async function openDashboard(options: DashboardOptions): Promise<void> {
   process.once('SIGTERM', onSignal);
   process.once('SIGHUP', onSignal);
   const started = feed.start();
-  duty.start();
+  // The poll starts once the first screen is drawn: its pass reads every task too, and would
+  // otherwise compete with the first listing for the CPU.
+  const firstScreen = new Promise<void>((resolve) => {
+    const unsubscribe = feed.subscribe(() => {
+      if (!feed.snapshot().loaded) return;
+      unsubscribe();
+      resolve();
+    });
+  });
+  void Promise.race([firstScreen, started]).then(() => duty.start());
   try {
     for (;;) {
       stdout.write(ENTER_SCREEN);
