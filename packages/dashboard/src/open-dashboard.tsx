@@ -128,6 +128,9 @@ export async function openDashboard(options: DashboardOptions): Promise<void> {
   } finally {
     process.off('SIGTERM', onSignal);
     process.off('SIGHUP', onSignal);
+    // What is typed while the watcher and the poll wind down is the shell's next command: it
+    // stays in the terminal instead of being read (and dropped) by this process.
+    stopReading(stdin);
     await Promise.all([started.catch(() => undefined).then(() => feed.stop()), duty.stop()]);
   }
 }
@@ -135,8 +138,9 @@ export async function openDashboard(options: DashboardOptions): Promise<void> {
 /**
  * Node goes on reading a terminal once it started, paused or not (until its buffer fills), so the
  * keys meant for the attached tmux client (Ctrl-b d) would be split between it and this process.
- * Its reads stop while the agent has the terminal; the returned function starts them again (a read
- * the stream was waiting on when they stopped is still pending, so nothing else would).
+ * Its reads stop while the agent has the terminal, and once the dashboard quits; the returned
+ * function starts them again (a read the stream was waiting on when they stopped is still pending,
+ * so nothing else would).
  */
 function stopReading(stdin: NodeJS.ReadStream): () => void {
   stdin.pause();
