@@ -68,6 +68,7 @@ describe('opening the dashboard', () => {
     expect(await term.screen()).not.toContain('chore/in-web');
     await term.press('q');
     await term.screenShows('BEFORE-DASH');
+    await term.shellIsBack();
 
     await term.type(dash('--project web'));
     await term.screenShows('Orange · web (all)');
@@ -88,6 +89,7 @@ describe('opening the dashboard', () => {
     await term.screenShows('no tasks yet');
     await term.press('q');
     await term.screenShows('BEFORE-DASH');
+    await term.shellIsBack();
     const { projects } = JSON.parse((await box.orange(['project', 'list', '--json'])).stdout) as { projects: Array<{ name: string; path: string }> };
     expect(projects.map((p) => p.name).sort()).toEqual(['demo', 'demo-2']);
     expect(projects.find((p) => p.name === 'demo-2')?.path).toContain(join('elsewhere', 'demo'));
@@ -114,7 +116,7 @@ describe('attaching from the dashboard', () => {
     // send-keys types into the pane itself, past the outer tmux: one prefix reaches the nested client.
     await term.press('C-b', 'd');
     await term.screenShows('BEFORE-DASH');
-    await box.waitFor('the dashboard to exit', async () => (await term!.tmux('display-message', '-p', '-t', 'term', '#{pane_current_command}')).trim() === 'sh');
+    await term.shellIsBack();
     expect(await term.screen()).not.toContain('j/k move');
   });
 
@@ -152,7 +154,7 @@ describe('attaching from the dashboard', () => {
     await term.screenShows(`back from ${id}`);
     await term.screenShows(/●.*feature\/switch-me/);
     await term.press('q');
-    await term.screenShows('HOME-SHELL');
+    await box.waitFor('the dashboard to exit', async () => (await home('#{pane_current_command}')) === 'sh');
 
     // --exit-on-attach: it quits when the client is back, not the moment it switched away.
     await term.type(`${env} ${dash('--exit-on-attach')}`);

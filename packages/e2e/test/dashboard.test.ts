@@ -48,7 +48,7 @@ describe('orange dash in a real terminal', () => {
     await term.screenShows('feature/from-dash▏');
     await term.press('Tab');
     await term.tmux('send-keys', '-t', 'term', '-l', 'made in the dashboard');
-    await term.screenShows('made in the dashboard▏');
+    await term.screenShows('summary  made in the dashboard▏');
     await term.press('Enter');
     await term.screenShows(/created task \w{21} on feature\/from-dash/);
     await term.screenShows(/feature\/from-dash\s+(planning|working|agent-review)/);
@@ -160,6 +160,7 @@ describe('orange dash in a real terminal', () => {
     expect(history.filter((e) => e.type === 'task.merged')).toEqual([expect.objectContaining({ via: 'pull request' })]);
     await term.press('q');
     await term.screenShows('BEFORE-DASH');
+    await term.shellIsBack();
 
     // The usual interval: the dashboard's own pass applies a close, and the PR column follows it.
     const closing = await reviewing('feature/pr-closed');

@@ -46,6 +46,18 @@ export class Terminal {
     for (const key of keys) await this.tmux('send-keys', '-t', 'term', key);
   }
 
+  /** Waits until the pane's shell is in the foreground again (the command typed last has exited). */
+  async shellIsBack(timeoutMs = 30_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    let command = '';
+    while (Date.now() < deadline) {
+      command = (await this.tmux('display-message', '-p', '-t', 'term', '#{pane_current_command}')).trim();
+      if (command === 'sh') return;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`the shell never came back (the pane runs ${command}); the screen:\n${await this.screen()}`);
+  }
+
   async screen(): Promise<string> {
     return this.tmux('capture-pane', '-p', '-t', 'term');
   }

@@ -255,6 +255,18 @@ describe('actions', () => {
     expect(JSON.parse(ui.actions.calls[0]?.replace(/^create /, '') ?? '{}')).toEqual({ project: 'app', branch: 'feature/new', summary: 'Add the thing', harness: 'claude', status: 'reviewing' });
   });
 
+  it('takes a Tab typed together with the text after it as a move to the next field', async () => {
+    const ui = open([]);
+    await ui.press('c');
+    await ui.shows('New task');
+    await ui.press('feature/fast');
+    await ui.press('\tTyped right after the Tab');
+    await ui.shows('Typed right after the Tab▏');
+    await ui.press('\r');
+    await ui.shows('create done');
+    expect(JSON.parse(ui.actions.calls[0]?.replace(/^create /, '') ?? '{}')).toMatchObject({ branch: 'feature/fast', summary: 'Typed right after the Tab' });
+  });
+
   it('leaves the create form with Esc without creating anything', async () => {
     const ui = open([]);
     await ui.press('c');
