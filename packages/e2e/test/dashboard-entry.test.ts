@@ -35,12 +35,12 @@ async function liveTask(sandbox: Sandbox, branch: string): Promise<string> {
   return id;
 }
 
-/** The dashboard's pid, from the monitor lease it enters on its first turn. */
-async function dashboardPid(sandbox: Sandbox): Promise<number> {
+/** The pid of a dashboard (other than `not`), from the monitor lease it enters on its first turn. */
+async function dashboardPid(sandbox: Sandbox, not?: number): Promise<number> {
   let pid: number | undefined;
   await sandbox.waitFor('the dashboard to enter the monitor lease', async () => {
     const { holders } = JSON.parse(await readFile(sandbox.paths.monitorLeaseFile, 'utf8')) as { holders: Array<{ pid: number; kind: string }> };
-    pid = holders.find((h) => h.kind === 'dashboard')?.pid;
+    pid = holders.find((h) => h.kind === 'dashboard' && h.pid !== not)?.pid;
     return pid !== undefined;
   });
   return pid as number;
@@ -159,7 +159,7 @@ describe('attaching from the dashboard', () => {
     // --exit-on-attach: it quits when the client is back, not the moment it switched away.
     await term.type(`${env} ${dash('--exit-on-attach')}`);
     await term.screenShows(/●.*feature\/switch-me/);
-    const second = await waitForNewDashboard(box, pid);
+    const second = await dashboardPid(box, pid);
     await term.press('Enter');
     await box.waitFor('the client to switch to the agent', async () => (await clientOn()) === `demo/${id}`);
     const before = await passesOf(box, second);
@@ -171,17 +171,6 @@ describe('attaching from the dashboard', () => {
     expect(await clientOn()).toBe('home');
   });
 });
-
-/** The pid of a dashboard other than `old` once it is in the lease (the lease may still list the one that quit). */
-async function waitForNewDashboard(sandbox: Sandbox, old: number): Promise<number> {
-  let pid: number | undefined;
-  await sandbox.waitFor('the new dashboard to enter the monitor lease', async () => {
-    const { holders } = JSON.parse(await readFile(sandbox.paths.monitorLeaseFile, 'utf8')) as { holders: Array<{ pid: number; kind: string }> };
-    pid = holders.find((h) => h.kind === 'dashboard' && h.pid !== old)?.pid;
-    return pid !== undefined;
-  });
-  return pid as number;
-}
 
 describe('npm run demo -- --dash', () => {
   it('runs the demo with the dashboard open: rows move, q closes it, the demo ends with exit 0 and leaves nothing behind', async () => {
