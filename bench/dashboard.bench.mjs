@@ -8,13 +8,18 @@
 // same tasks and a bare `node -e 0`, so a loaded machine can be read off (the dashboard pays the
 // CLI's start-up, the config and plugins, and the listing, like `task list`, before drawing).
 //
-// The tasks are created through TaskStore.create (as cli.bench does). The bench process holds the
-// monitor lease, as a running `orange monitor` would, so the dashboard does not run exit rules
-// over the seeded tasks (none has an agent) while it is being measured.
+// The tasks are created through TaskStore.create (as cli.bench does). The first screen is taken two
+// ways, run after run: the normal case, the dashboard running the monitor's pass itself (it starts
+// as the dashboard opens and competes for the CPU with the first screen), and beside an
+// `orange monitor` of every project (the bench process enters the monitor lease as one), where
+// the dashboard runs no pass. None of the seeded tasks has an agent: the warm-up run's pass has
+// the exit rules handle each once (a crash counted, as on a machine after a reboot), so the
+// measured passes find a settled fleet and only read it, as a steady pass does.
+// The status-to-screen latency is taken beside the lease holder, so a pass does not move the probe.
 import { execFile } from 'node:child_process';
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { OrangePaths, TaskStore, newTaskId, newTaskMeta } from '@orange/core';
+import { OrangePaths, TaskStore, newTaskId, newTaskMeta, processStart } from '@orange/core';
 import { root, median, pct, printTable, withTempDir } from './lib.mjs';
 
 const CLI = join(root, 'packages/cli/bin/run.js');
@@ -74,9 +79,15 @@ function terminal(home, socket) {
 
 const fullScreen = (screen) => screen.includes('q quit') && /^[●✗○]/m.test(screen);
 
-/** Starts the dashboard in a fresh pane and returns the milliseconds to its first full screen. */
+let servers = 0;
+
+/**
+ * Starts the dashboard in a fresh pane and returns the milliseconds to its first full screen. Each
+ * run gets a tmux server of its own: a server still going down after the last one's quit would
+ * refuse the next session ("server exited unexpectedly").
+ */
 async function firstScreen(home, socket, cwd) {
-  const term = terminal(home, socket);
+  const term = terminal(home, `${socket}-${++servers}`);
   const started = Date.now();
   await term.tmux('new-session', '-d', '-s', 'dash', '-x', '120', '-y', '40', '-c', cwd, process.execPath, CLI, 'dash', '--all');
   const shown = await term.until(fullScreen);
@@ -84,9 +95,11 @@ async function firstScreen(home, socket, cwd) {
   return shown - started;
 }
 
-async function holdLease(paths) {
+/** Enters the bench process in the monitor lease as an `orange monitor` of every project (or leaves it empty). */
+async function setLease(paths, held) {
   await mkdir(join(paths.home, 'run'), { recursive: true });
-  await writeFile(paths.monitorLeaseFile, JSON.stringify({ pid: process.pid, kind: 'monitor', since: new Date().toISOString() }));
+  const holder = { pid: process.pid, start: (await processStart(process.pid)) ?? '', kind: 'monitor', project: null, since: new Date().toISOString() };
+  await writeFile(paths.monitorLeaseFile, JSON.stringify({ holders: held ? [holder] : [] }));
 }
 
 export default async function bench() {
@@ -98,16 +111,23 @@ export default async function bench() {
     await withTempDir(`dash-${count}`, async (dir) => {
       const paths = new OrangePaths(join(dir, 'home'));
       await seed(paths, count);
-      await holdLease(paths);
+      // Registered, as a project with tasks is: the monitor's pass reads its workflow.
+      await writeFile(paths.projectsFile, JSON.stringify([{ name: 'bench', path: dir, default_branch: 'main', pool_size: 2 }]));
       const socket = `orange-bench-dash-${process.pid}-${count}`;
       const times = [];
+      const beside = [];
       const lists = [];
       const nodes = [];
       const listEnv = { ...process.env, ORANGE_HOME: paths.home };
-      // The first run also builds the store's listing index, as any first `task list` would.
+      // The first run also builds the store's listing index, as any first `task list` would, and
+      // its pass handles the seeded tasks' missing agents once.
+      await setLease(paths, false);
       await firstScreen(paths.home, socket, dir);
       for (let i = 0; i < runs; i++) {
+        await setLease(paths, false);
         times.push(await firstScreen(paths.home, socket, dir));
+        await setLease(paths, true);
+        beside.push(await firstScreen(paths.home, socket, dir));
         let t = Date.now();
         await run(process.execPath, [CLI, 'task', 'list', '--all', '--json'], { env: listEnv, cwd: dir });
         lists.push(Date.now() - t);
@@ -117,7 +137,8 @@ export default async function bench() {
       }
       const ms = median(times);
       const what = `${count.toLocaleString('en')} tasks (median of ${runs})`;
-      rows.push({ figure: `first full screen, ${what}`, value: `${ms.toFixed(0)} ms`, goal: `≤ ${goal} ms`, met: ms <= goal });
+      rows.push({ figure: `first full screen, ${what}, the dashboard running its own monitor pass`, value: `${ms.toFixed(0)} ms`, goal: `≤ ${goal} ms`, met: ms <= goal });
+      rows.push({ figure: `first full screen, ${what}, beside an orange monitor (no pass of its own)`, value: `${median(beside).toFixed(0)} ms` });
       rows.push({ figure: `  same stretch: orange task list --all --json, ${what}`, value: `${median(lists).toFixed(0)} ms` });
       rows.push({ figure: '  same stretch: node -e 0', value: `${median(nodes).toFixed(0)} ms` });
 
@@ -126,7 +147,7 @@ export default async function bench() {
       const store = new TaskStore(paths);
       const id = newTaskId();
       await store.create({ meta: newTaskMeta({ id, project: 'bench', branch: 'bench/latency', status: 'clarification', summary: 'latency probe' }), body: '' });
-      await writeFile(paths.projectsFile, JSON.stringify([{ name: 'bench', path: dir, default_branch: 'main', pool_size: 2 }]));
+      await setLease(paths, true);
       const term = terminal(paths.home, socket);
       await term.tmux('new-session', '-d', '-s', 'dash', '-x', '120', '-y', '40', '-c', dir, process.execPath, CLI, 'dash', '--all');
       await term.until(fullScreen);
@@ -149,7 +170,7 @@ export default async function bench() {
       }
       await term.quit();
       const p50 = median(latencies);
-      rows.push({ figure: `status written by the CLI → on screen (median of ${CHANGES})`, value: `${p50.toFixed(0)} ms`, goal: `≤ ${GOAL_LATENCY_MS} ms`, met: p50 <= GOAL_LATENCY_MS });
+      rows.push({ figure: `status written by the CLI → on screen (median of ${CHANGES}, beside an orange monitor)`, value: `${p50.toFixed(0)} ms`, goal: `≤ ${GOAL_LATENCY_MS} ms`, met: p50 <= GOAL_LATENCY_MS });
       rows.push({ figure: `status written by the CLI → on screen (p95)`, value: `${pct(latencies, 0.95).toFixed(0)} ms` });
     });
   }

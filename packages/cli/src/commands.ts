@@ -27,6 +27,7 @@ import TaskList from './commands/task/list.js';
 import TaskMerge from './commands/task/merge.js';
 import TaskOutput from './commands/task/output.js';
 import TaskRepair from './commands/task/repair.js';
+import TaskRequestChanges from './commands/task/request-changes.js';
 import TaskRespawn from './commands/task/respawn.js';
 import TaskSectionSet from './commands/task/section/set.js';
 import TaskResume from './commands/task/resume.js';
@@ -67,6 +68,7 @@ export const COMMANDS = {
   'task:merge': TaskMerge,
   'task:output': TaskOutput,
   'task:repair': TaskRepair,
+  'task:request-changes': TaskRequestChanges,
   'task:respawn': TaskRespawn,
   'task:section:set': TaskSectionSet,
   'task:resume': TaskResume,

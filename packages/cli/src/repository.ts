@@ -25,6 +25,16 @@ export async function inspectRepository(dir: string): Promise<RepositoryFacts> {
   return { path, defaultBranch, suggestedName: projectNameFrom(basename(path)) };
 }
 
+/** `name` if no project has it, else the first of `name-2`, `name-3`, … that is free (within the 64-character limit). */
+export function freeProjectName(name: string, taken: ReadonlySet<string>): string {
+  if (!taken.has(name)) return name;
+  for (let n = 2; ; n++) {
+    const suffix = `-${n}`;
+    const candidate = `${name.slice(0, 64 - suffix.length).replace(/[-.]+$/, '')}${suffix}`;
+    if (!taken.has(candidate)) return candidate;
+  }
+}
+
 /** A directory name made into a valid project name (letters, digits, dot, dash, underscore). */
 function projectNameFrom(dir: string): string {
   return dir.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/-{2,}/g, '-').replace(/^[-._]+|[-.]+$/g, '').slice(0, 64) || 'project';

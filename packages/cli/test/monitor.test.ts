@@ -1,9 +1,11 @@
+import { execa, type ResultPromise } from 'execa';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { HistoryEvent, TaskMeta } from '@orange/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BARE_CONFIG, CliSandbox } from './cli-sandbox.js';
+import { BARE_CONFIG, CLI, CliSandbox } from './cli-sandbox.js';
+import { fakeGh, type FakeGh, type FakePullRequestState } from './fake-gh.js';
 
 interface MonitorReport {
   tasks: number;
@@ -75,54 +77,25 @@ async function holder(box: CliSandbox, project: string, workspace: string): Prom
 
 describe('orange monitor with pull requests and orphans', () => {
   let box: CliSandbox;
-  let gh: { bin: string; calls: string; env: Record<string, string> };
+  let gh: FakeGh;
 
   beforeAll(async () => {
     box = await CliSandbox.create({ poolSize: 4 });
-    // A stand-in for the GitHub CLI, logged in: `pr create` answers with the URL of the PR number
-    // the test put in next-pr; `pr view URL --json state,url` prints the state stored for that
-    // number, as real gh does (`{"state":"MERGED","url":…}`).
-    const bin = join(box.dir, 'fake-gh');
-    await mkdir(bin, { recursive: true });
-    const calls = join(bin, 'calls.txt');
-    await writeFile(
-      join(bin, 'gh'),
-      [
-        '#!/bin/sh',
-        `dir=${JSON.stringify(bin)}`,
-        'echo "$*" >> "$dir/calls.txt"',
-        'case "$1 $2" in',
-        '  "auth status") exit 0 ;;',
-        '  "pr create") echo "https://github.com/example/app/pull/$(cat "$dir/next-pr")"; exit 0 ;;',
-        '  "pr view")',
-        '    state="$dir/pr-${3##*/}.state"',
-        '    if [ "$4 $5" = "--json state,url" ] && [ -f "$state" ]; then',
-        '      printf \'{"state":"%s","url":"%s"}\\n\' "$(cat "$state")" "$3"; exit 0',
-        '    fi',
-        '    echo "no pull requests found for branch" >&2; exit 1 ;;',
-        'esac',
-        'echo "unexpected: gh $*" >&2',
-        'exit 1',
-        '',
-      ].join('\n'),
-      { mode: 0o755 },
-    );
-    await writeFile(calls, '');
-    gh = { bin, calls, env: { PATH: `${bin}:${box.env.PATH}` } };
+    gh = await fakeGh(box.dir, box.env.PATH ?? '');
   });
   afterAll(() => box?.cleanup());
 
   /** Opens PR number `n` for the task through `task create-pr` and the stand-in gh; the PR starts open. */
   async function openPullRequest(task: TaskMeta, n: number): Promise<string> {
-    await writeFile(join(gh.bin, 'next-pr'), String(n));
+    await gh.nextPullRequest(n);
     await setPullRequest(n, 'OPEN');
     const out = await box.json<{ url: string; task: TaskMeta }>(['task', 'create-pr', task.id], { env: gh.env });
     expect(out.task.pr_url).toBe(`https://github.com/example/app/pull/${n}`);
     return out.url;
   }
 
-  const setPullRequest = (n: number, state: 'OPEN' | 'MERGED' | 'CLOSED') => writeFile(join(gh.bin, `pr-${n}.state`), state);
-  const ghCalls = async () => (await readFile(gh.calls, 'utf8')).split('\n').filter(Boolean);
+  const setPullRequest = (n: number, state: FakePullRequestState) => gh.setState(n, state);
+  const ghCalls = () => gh.calls();
 
   /** A task in reviewing with its worktree and a live worker, reached the way a human would. */
   async function reviewingWithWorker(branch: string): Promise<TaskMeta> {
@@ -274,6 +247,57 @@ describe('orange monitor --project', () => {
   it('refuses a project that does not exist', async () => {
     const refused = await box.jsonError(['monitor', '--once', '--project', 'nope']);
     expect(refused).toMatchObject({ code: 'E_PROJECT_NOT_FOUND', exit: 1 });
+  });
+});
+
+describe('orange monitor beside another', () => {
+  let box: CliSandbox;
+  beforeAll(async () => {
+    box = await CliSandbox.create({ project: 'alpha' });
+    await box.addProject('beta', 1);
+  });
+  afterAll(() => box?.cleanup());
+
+  /** Starts `orange monitor ARGS` in the background and waits until it is in the monitor lease. */
+  async function running(args: string[]): Promise<{ child: ResultPromise }> {
+    const child = execa(process.execPath, [CLI, 'monitor', '--interval', '60000', ...args], { cwd: box.repo, env: box.env, extendEnv: false, reject: false });
+    const holders = async () => ((JSON.parse(await readFile(box.paths.monitorLeaseFile, 'utf8')) as { holders: Array<{ pid: number }> }).holders ?? []).map((h) => h.pid);
+    await box.waitFor(`orange monitor ${args.join(' ')} to enter the lease`, async () => (await holders()).includes(child.pid ?? -1));
+    // Wrapped: an async function returning the child itself would wait for it to end (it is a thenable).
+    return { child };
+  }
+
+  it('refuses a second monitor whose scope a running one covers, and lets --once and other projects run', async () => {
+    const { child: all } = await running([]);
+    try {
+      for (const args of [[], ['--project', 'alpha']]) {
+        const refused = await box.orange(['monitor', ...args]);
+        expect(refused).toMatchObject({ code: 1, stdout: '' });
+        expect(refused.stderr).toBe(`orange: orange monitor pid ${all.pid} already watches every project; stop it first, or run one pass with --once`);
+      }
+      const json = await box.jsonError(['monitor']);
+      expect(json).toMatchObject({ code: 'E_LOCKED', exit: 1 });
+      // One pass on demand runs, under the pass lock (it waits for the running monitor's pass).
+      expect(await box.orange(['monitor', '--once'])).toMatchObject({ code: 0, stderr: '' });
+    } finally {
+      all.kill('SIGTERM');
+      expect((await all).exitCode).toBe(0);
+    }
+
+    const { child: alpha } = await running(['--project', 'alpha']);
+    try {
+      const refused = await box.orange(['monitor', '--project', 'alpha']);
+      expect(refused.stderr).toBe(`orange: orange monitor pid ${alpha.pid} already watches project alpha; stop it first, or run one pass with --once`);
+      // Another project, or every project, is not covered by it.
+      const { child: beta } = await running(['--project', 'beta']);
+      beta.kill('SIGTERM');
+      expect((await beta).exitCode).toBe(0);
+    } finally {
+      alpha.kill('SIGTERM');
+      expect((await alpha).exitCode).toBe(0);
+    }
+    // Each left the lease as it stopped.
+    expect(JSON.parse(await readFile(box.paths.monitorLeaseFile, 'utf8'))).toEqual({ holders: [] });
   });
 });
 

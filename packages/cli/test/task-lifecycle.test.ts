@@ -281,3 +281,42 @@ describe('agent exits', () => {
     for (const line of String(result.stdout).split('\n').filter(Boolean)) expect(JSON.parse(line)).toHaveProperty('exits');
   });
 });
+
+describe('request-changes', () => {
+  /** A task in reviewing whose worker still runs, reached the way a human would. */
+  async function reviewing(branch: string): Promise<TaskMeta> {
+    const started = await box.startTask(branch);
+    await box.toWorking(started);
+    await box.json(['task', 'update', started.id, '--status', 'stuck']);
+    return (await box.json<{ task: TaskMeta }>(['task', 'update', started.id, '--status', 'reviewing'])).task;
+  }
+
+  it('sends a task in reviewing back to working, the instructions from standard input added to ## Notes', async () => {
+    const task = await reviewing('feature/changes-stdin');
+    const out = await box.json<TransitionJson>(['task', 'request-changes', task.id, '--notes', '-'], { input: 'rename the flag to --dry-run\n' });
+    expect(out).toMatchObject({ from: 'reviewing', to: 'working', changed: true, failedHooks: [], task: { status: 'working' } });
+    const { body } = await box.task(task.id);
+    expect(body).toMatch(/^## Notes\n\nChanges requested \(\d{4}-\d\d-\d\dT[\d:.]+Z\):\nrename the flag to --dry-run$/m);
+    expect((await box.history(task.id)).filter((e) => e.type === 'status.changed').at(-1)).toMatchObject({ from: 'reviewing', to: 'working', cause: 'request', reason: 'changes requested' });
+  });
+
+  it('without --notes only moves the task (the worker reads ## Review), and says so in one line', async () => {
+    const task = await reviewing('feature/changes-plain');
+    const before = (await box.task(task.id)).body;
+    const human = await box.orange(['task', 'request-changes', task.id]);
+    expect(human).toMatchObject({ code: 0, stderr: '', stdout: `task ${task.id}: reviewing → working` });
+    expect((await box.task(task.id)).body).toBe(before);
+  });
+
+  it('refuses a task that is not in reviewing with one line, and changes nothing', async () => {
+    const task = await box.startTask('feature/changes-refused');
+    const before = await box.taskText(task.id);
+    const human = await box.orange(['task', 'request-changes', task.id, '--notes', 'too early']);
+    expect(human).toMatchObject({ code: 1, stdout: '', stderr: `orange: planning → working refused: task ${task.id} is planning; changes are requested on a task in reviewing` });
+    const json = await box.jsonError(['task', 'request-changes', task.id, '--notes', 'too early']);
+    expect(json).toMatchObject({ code: 'E_ILLEGAL_TRANSITION', exit: 1 });
+    expect(await box.taskText(task.id)).toBe(before);
+    const unknown = await box.jsonError(['task', 'request-changes', 'x'.repeat(21)]);
+    expect(unknown).toMatchObject({ code: 'E_TASK_NOT_FOUND', exit: 1 });
+  });
+});

@@ -78,6 +78,7 @@ export {
   parsePluginOptions,
   type OrangePlugin,
   type Runtime,
+  type AttachInfo,
   type RuntimeSnapshot,
   type WorkspaceProvider,
   type WorkspaceInfo,
@@ -120,13 +121,13 @@ export {
   assertBranchName,
   assertTaskId,
 } from './store/names.js';
-export { Monitor, type MonitorOptions, type MonitorReport } from './monitor.js';
-export { MonitorLease, type MonitorHolder } from './monitor-lease.js';
+export { Monitor, type MonitorOptions, type MonitorReport, type PassOptions } from './monitor.js';
+export { MonitorLease, deferredTo, outranks, type MonitorHolder } from './monitor-lease.js';
 export { checkCancel, cancelTask, cancelStatus, checkDelete, deleteTask, checkMerge, mergeTask, openPullRequest, requestChanges, type MergeCheck, type MergeOutcome, type MergeRequest } from './task-operations.js';
 export { findExecutable } from './executable.js';
 export { headlessData } from './headless-data.js';
 export { inlineText, blockText, oneLineSummary, terminalJson } from './terminal-text.js';
-export { listProcesses, processesInside, processTree, withAncestors, type ProcessEntry } from './process-table.js';
+export { listProcesses, processesInside, processStart, processTree, withAncestors, type ProcessEntry } from './process-table.js';
 export { stopProcesses, type StopTimings } from './process-stop.js';
 export { simulateWorkflow, type SimulationResult, type SimulationStep } from './simulation/simulate.js';
 export { parseScript, SCRIPT_COMMANDS, type ScriptEvent, type ScriptStep } from './simulation/script.js';

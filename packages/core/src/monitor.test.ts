@@ -3,23 +3,45 @@ import { sandbox, taskIn, type Sandbox } from '../test/fixtures.js';
 import { Monitor } from './monitor.js';
 import type { OrangePlugin, Runtime } from './plugin.js';
 
+/** What the fake runtime saw: passes inside `snapshot` at once (at most), sessions it was asked to kill. */
+interface RuntimeLog {
+  inside: number;
+  mostInside: number;
+  sessions: string[];
+  killed: string[];
+  /** What `killSession` answers: false as when the session was gone already. */
+  killAnswer: boolean;
+}
+
 /** A runtime whose agents are alive only while listed in `alive` (`<task id>:<role>`). */
-function fakeRuntime(alive: Set<string>): OrangePlugin {
+function fakeRuntime(alive: Set<string>, seen: RuntimeLog): OrangePlugin {
   const runtime: Runtime = {
     name: 'fake',
-    snapshot: async () => ({ isAlive: (task, role) => alive.has(`${task.id}:${role}`), sessions: [], processes: 0 }),
+    snapshot: async () => {
+      seen.inside++;
+      seen.mostInside = Math.max(seen.mostInside, seen.inside);
+      // Long enough for a second pass started meanwhile to reach this point, were it not locked out.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      seen.inside--;
+      return { isAlive: (task, role) => alive.has(`${task.id}:${role}`), sessions: [...seen.sessions], processes: 0 };
+    },
     attach: async () => undefined,
     sessionName: (task) => `${task.project}/${task.id}`,
-    killSession: async () => undefined,
+    killSession: async (name) => {
+      seen.killed.push(name);
+      return seen.killAnswer;
+    },
   };
   return { name: 'fake-runtime', apply: (orange) => orange.provide('runtime', runtime) };
 }
 
 let box: Sandbox;
 let alive: Set<string>;
+let seen: RuntimeLog;
 beforeEach(async () => {
   alive = new Set();
-  box = await sandbox({}, [fakeRuntime(alive)]);
+  seen = { inside: 0, mostInside: 0, sessions: [], killed: [], killAnswer: true };
+  box = await sandbox({}, [fakeRuntime(alive, seen)]);
 });
 afterEach(async () => box?.cleanup());
 
@@ -61,5 +83,39 @@ describe('an active task with no agent', () => {
     await box.orange.engine.transition(ref, 'planning');
     const report = await monitor.pass();
     expect(report.exits).toEqual([expect.objectContaining({ task: ref.id, decision: 'crash' })]);
+  });
+});
+
+describe('passes of several monitors', () => {
+  it('never overlap: passes started at once run one after the other, and a dead agent is handled once', async () => {
+    const ref = await taskIn(box, 'working');
+    // Separate instances, as separate processes would have: only the pass lock is shared.
+    const reports = await Promise.all([new Monitor(box.orange).pass(), new Monitor(box.orange).pass(), new Monitor(box.orange, { project: 'demo' }).pass()]);
+    expect(seen.mostInside).toBe(1);
+    expect(reports.flatMap((r) => r.exits)).toEqual([expect.objectContaining({ task: ref.id, decision: 'crash' })]);
+    expect((await box.orange.store.history(ref.project, ref.id)).filter((e) => e.type === 'agent.crashed')).toHaveLength(1);
+  });
+
+  it('give up waiting for a pass that holds the lock too long with E_LOCKED, changing nothing', async () => {
+    const ref = await taskIn(box, 'working');
+    const { withLock } = await import('./store/lock.js');
+    let waited: unknown;
+    await withLock(box.orange.paths.monitorPassFile, 'the monitor pass', async () => {
+      waited = await new Monitor(box.orange).pass({ waitMs: 100 }).catch((error: unknown) => error);
+    });
+    expect(waited).toMatchObject({ code: 'E_LOCKED', message: 'the monitor pass is busy (locked by another orange process); try again' });
+    expect((await box.orange.store.read(ref.project, ref.id)).meta.crash_count).toBe(0);
+  });
+});
+
+describe('orphan sessions', () => {
+  it('reports a session killed only when this pass killed it, not one found gone meanwhile', async () => {
+    const ref = await taskIn(box, 'cancelled');
+    seen.sessions = [`demo/${ref.id}`];
+    expect((await new Monitor(box.orange).pass()).sessionsKilled).toEqual([`demo/${ref.id}`]);
+    seen.killAnswer = false;
+    const report = await new Monitor(box.orange).pass();
+    expect(seen.killed).toEqual([`demo/${ref.id}`, `demo/${ref.id}`]);
+    expect(report.sessionsKilled).toEqual([]);
   });
 });

@@ -1,8 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { TaskRef } from './engine.js';
 import { isOrangeError } from './errors.js';
 import { exitHandledInStatus, type ExitDecision } from './exit-rules.js';
 import type { Orange } from './orange.js';
 import type { HistoryEvent } from './store/history.js';
+import { withLock } from './store/lock.js';
 import type { Project } from './store/projects.js';
 import type { ListedTask } from './store/task-store.js';
 import type { AgentRole } from './task.js';
@@ -14,6 +16,13 @@ export interface MonitorOptions {
   /** Poll interval; default the config's `pollIntervalMs` (30 s). */
   readonly intervalMs?: number;
 }
+
+/** How long a pass waits for another process's pass to end before it gives up (E_LOCKED). */
+export interface PassOptions {
+  readonly waitMs?: number;
+}
+
+const PASS_WAIT_MS = 120_000;
 
 /** What one monitor pass saw and did. */
 export interface MonitorReport {
@@ -51,8 +60,33 @@ export class Monitor {
     this.intervalMs = options.intervalMs ?? orange.config.pollIntervalMs;
   }
 
-  /** One pass over every task: dead agents, orphans, pull requests. */
-  async pass(): Promise<MonitorReport> {
+  /**
+   * One pass over every task: dead agents, orphans, pull requests. It runs under the pass lock, so
+   * no two passes overlap, whichever processes run them: each sees what the one before did.
+   */
+  async pass(options: PassOptions = {}): Promise<MonitorReport> {
+    return withLock(this.orange.paths.monitorPassFile, 'the monitor pass', () => this.passNow(), { waitMs: options.waitMs ?? PASS_WAIT_MS });
+  }
+
+  /**
+   * The pull request sync of one task, as a pass does it (merged → done, closed → cancelled, an
+   * open one's feedback to reactions), under the same pass lock: the dashboard's `R`.
+   */
+  async syncPullRequest(ref: TaskRef, options: PassOptions = {}): Promise<MonitorReport['pullRequests'][number] | null> {
+    return withLock(
+      this.orange.paths.monitorPassFile,
+      'the monitor pass',
+      async () => {
+        const { task, tampered } = await this.orange.store.inspect(ref.project, ref.id);
+        const workflow = await this.orange.workflowForProject(ref.project);
+        const [synced] = await this.syncPullRequests([{ meta: task.meta, tampered: tampered.map((f) => f.field) }], async () => workflow, []);
+        return synced ?? null;
+      },
+      { waitMs: options.waitMs ?? PASS_WAIT_MS },
+    );
+  }
+
+  private async passNow(): Promise<MonitorReport> {
     const started = performance.now();
     const log = this.orange.log.child('monitor');
     // Tasks first, liveness second: an agent spawned in between shows up alive, never falsely dead.
@@ -110,7 +144,8 @@ export class Monitor {
         const name = runtime.sessionName(task.meta);
         if (!live.has(name) || activeSessions.has(name) || sessionsKilled.includes(name)) continue;
         try {
-          await runtime.killSession(name);
+          // false: it was gone already (its task's own cleanup got there first): nothing to report.
+          if ((await runtime.killSession(name)) === false) continue;
           sessionsKilled.push(name);
           log.info('orphan session killed', { task: task.meta.id, session: name });
         } catch (error) {

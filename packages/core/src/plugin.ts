@@ -47,16 +47,33 @@ export interface RuntimeSnapshot {
   readonly processes: number;
 }
 
+/** How a runtime's `attach` hands this process's terminal to an agent, and how the person comes back. */
+export interface AttachInfo {
+  /**
+   * `attach`: a client of the runtime takes this terminal until it detaches; `switch`: this
+   * terminal's own client (of the same tmux server) moves to the agent's session, and `attach`
+   * returns once it is back; `nested`: a client runs inside the pane this process runs in.
+   */
+  readonly mode: 'attach' | 'switch' | 'nested';
+  /** The keys that come back, as typed (`C-b d`, `C-b L`, `C-b C-b d`). */
+  readonly back: string;
+}
+
 /** The runtime slot (tmux): where agents run. Spawning/killing are actions on the bus. */
 export interface Runtime {
   readonly name: string;
   snapshot(): Promise<RuntimeSnapshot>;
-  /** Hands the terminal to the task's session (blocks until detached). */
-  attach(task: TaskMeta, role?: AgentRole): Promise<void>;
+  /**
+   * Hands the terminal to the task's session and returns when the person is back (detached, or
+   * switched back to where they were); `signal` stops the wait early.
+   */
+  attach(task: TaskMeta, role?: AgentRole, options?: { readonly signal?: AbortSignal }): Promise<void>;
+  /** How `attach` would hand the terminal over from this process, and the keys back (for help texts). */
+  attachInfo?(): Promise<AttachInfo>;
   /** The session name a task's agents run in. */
   sessionName(task: TaskMeta): string;
-  /** Kills a session by exact name; a missing session is not an error. */
-  killSession(name: string): Promise<void>;
+  /** Kills a session by exact name; a missing session is not an error (false, where the runtime can tell: nothing was killed). */
+  killSession(name: string): Promise<boolean | void>;
   /** The command a person runs to watch the task's agent (shown in notifications), as argv. */
   attachCommand?(task: TaskMeta): readonly string[];
   /**

@@ -56,6 +56,24 @@ export async function listProcesses(): Promise<ProcessEntry[]> {
   return entries;
 }
 
+/**
+ * When process `pid` started, as the system reports it (`/proc/<pid>/stat` on Linux, `ps -o lstart`
+ * elsewhere): equal for one process, different for a later one that reused its pid. Null when no
+ * such process runs; '' when the system cannot tell.
+ */
+export async function processStart(pid: number): Promise<string | null> {
+  if (!Number.isInteger(pid) || pid <= 0) return null;
+  if (process.platform === 'linux') {
+    const text = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => null);
+    if (text === null) return null;
+    const entry = parseProcStat(text);
+    return entry === null || entry.zombie ? null : entry.start;
+  }
+  const text = await output('ps', ['-o', 'lstart=', '-p', String(pid)]);
+  if (text === null) return '';
+  return text.trim() === '' ? null : text.trim();
+}
+
 /** The process `pid` and every process it descends from (so a caller never stops itself or its shell). */
 export function withAncestors(table: readonly ProcessEntry[], pid: number = process.pid): Set<number> {
   const byPid = new Map(table.map((p) => [p.pid, p]));

@@ -4,4 +4,4 @@ export { TaskFeed, type FeedSnapshot, type TaskSource, type TaskFeedOptions } fr
 export { OrangeActions, type DashboardActions, type CreateRequest } from './task-actions.js';
 export { MonitorDuty } from './monitor-duty.js';
 export { visibleRows, compareRows, type TaskRow, type RowFilter, type Liveness, type PullRequestView } from './task-row.js';
-export { tableAction, footerKeys, HELP_KEYS, type TableAction, type FooterKey } from './key-map.js';
+export { tableAction, footerKeys, helpKeys, type TableAction, type FooterKey } from './key-map.js';

@@ -1,3 +1,4 @@
+import type { AttachInfo } from '@orange/core';
 import type { TaskRow } from './task-row.js';
 
 /** Everything a key can do on the table screen. */
@@ -42,19 +43,22 @@ export interface FooterKey {
 }
 
 /**
- * What Enter does for a task: start a pending one, attach to a live agent, restart a dead one. A
+ * What Enter does for a task: start one waiting in its workflow's initial status, attach to a live
+ * agent, restart a dead one — only where an agent belongs (the status's responsible agent, or one
+ * recorded as spawned): a status without one (classic's `reviewing`) has nothing to restart. A
  * pipeline task's agent is its driver: the engine's respawn resumes it from its checkpoint (as
  * `orange task resume`), so its footer says so.
  */
 export function enterAction(row: TaskRow): 'spawn' | 'attach' | 'respawn' | null {
-  if (row.meta.status === 'pending') return 'spawn';
+  if (row.waiting) return 'spawn';
   if (row.alive.length > 0) return 'attach';
-  if (row.active) return 'respawn';
+  if (row.active && row.expected.length > 0) return 'respawn';
   return null;
 }
 
 /** Enter's footer label: a pipeline task (it has the workflow's `pipeline_phases` field) is resumed, not respawned. */
-function enterLabel(row: TaskRow, action: 'spawn' | 'attach' | 'respawn'): string {
+function enterLabel(row: TaskRow, action: 'spawn' | 'attach' | 'respawn', attach: AttachInfo | null): string {
+  if (action === 'attach' && attach) return `attach (${attach.back} back)`;
   return action === 'respawn' && 'pipeline_phases' in row.meta ? 'resume' : action;
 }
 
@@ -106,12 +110,12 @@ export function tableAction(input: string, key: KeyPress, row: TaskRow | undefin
   }
 }
 
-/** The footer: the keys that apply to the selected task (and the ones that always do). */
-export function footerKeys(row: TaskRow | undefined): FooterKey[] {
+/** The footer: the keys that apply to the selected task (and the ones that always do); `attach` adds the keys back from an agent. */
+export function footerKeys(row: TaskRow | undefined, attach: AttachInfo | null = null): FooterKey[] {
   const keys: FooterKey[] = [{ key: 'j/k', label: 'move' }];
   if (row) {
     const enter = enterAction(row);
-    if (enter) keys.push({ key: '⏎', label: enterLabel(row, enter) });
+    if (enter) keys.push({ key: '⏎', label: enterLabel(row, enter, attach) });
   }
   keys.push({ key: 'c', label: 'create' });
   if (row) {
@@ -119,7 +123,7 @@ export function footerKeys(row: TaskRow | undefined): FooterKey[] {
     if (row.targets.includes('done')) keys.push({ key: 'm', label: 'merge' });
     else if (row.forcedTargets.includes('done')) keys.push({ key: 'm', label: 'force-merge' });
     if (!row.terminal) keys.push({ key: 'p', label: row.meta.pr_url ? 'open PR' : 'PR' });
-    if (row.meta.pr_url && !row.terminal) keys.push({ key: 'R', label: 'refresh PR' });
+    if (row.meta.pr_url && !row.terminal) keys.push({ key: 'R', label: 'sync PR' });
     if (row.targets.includes('cancelled')) keys.push({ key: 'x', label: 'cancel' });
     if (row.terminal) keys.push({ key: 'd', label: 'delete' });
     keys.push({ key: 'y', label: 'copy id' }, { key: 'v', label: 'TASK.md' });
@@ -129,22 +133,38 @@ export function footerKeys(row: TaskRow | undefined): FooterKey[] {
   return keys;
 }
 
-/** Every key, for the `?` screen and docs/dashboard.md. */
-export const HELP_KEYS: readonly FooterKey[] = [
-  { key: 'j / k, ↓ / ↑', label: 'move the selection (PgDn / PgUp, Ctrl-d / Ctrl-u: a page)' },
-  { key: 'Enter', label: 'spawn a pending task, attach to a live agent (detach: Ctrl-b d), respawn a dead one (a pipeline task: resume its driver)' },
-  { key: 'c', label: 'create a task (branch, summary, harness, status)' },
-  { key: 'r', label: 'request changes on a task in reviewing (optional instructions go to ## Notes)' },
-  { key: 'm', label: 'merge a reviewed task into the default branch; on a task still at work, a force-merge (after confirmation)' },
-  { key: 'p', label: 'open a pull request, or open the one it has in the browser' },
-  { key: 'R', label: "refresh the pull request's state" },
-  { key: 'x', label: 'cancel the task (after confirmation)' },
-  { key: 'd', label: 'delete a finished task (after confirmation)' },
-  { key: 'y', label: 'copy the task id (OSC 52)' },
-  { key: 'v', label: 'view the whole TASK.md (j/k scroll, Esc back)' },
-  { key: 'Tab', label: 'preview the worker or the reviewer' },
-  { key: 'f', label: 'filter: all, active, done' },
-  { key: '/', label: 'search by branch or summary (Enter keeps it, Esc clears it)' },
-  { key: '?', label: 'this help' },
-  { key: 'q', label: 'quit' },
-];
+/** How Enter attaches to a live agent from here and how to come back, in one sentence (the `?` screen). */
+export function attachHelp(attach: AttachInfo | null): string {
+  switch (attach?.mode) {
+    case 'switch':
+      return `Enter on a live agent switches this tmux client to its session; ${attach.back} (switch-client -l) comes back here — ${attach.back.replace(/ L$/, ' d')} would detach the whole client.`;
+    case 'nested':
+      return `Enter on a live agent attaches to it inside this pane (Orange's tmux server is not this one); ${attach.back} detaches back here (the outer tmux takes the first prefix).`;
+    case 'attach':
+      return `Enter on a live agent attaches this terminal to its tmux session; ${attach.back} detaches back here.`;
+    default:
+      return 'Enter on a live agent attaches to its tmux session; detaching comes back here.';
+  }
+}
+
+/** Every key, for the `?` screen and docs/dashboard.md; `attach` says how Enter attaches and the keys back. */
+export function helpKeys(attach: AttachInfo | null = null): readonly FooterKey[] {
+  return [
+    { key: 'j / k, ↓ / ↑', label: 'move the selection (PgDn / PgUp, Ctrl-d / Ctrl-u: a page)' },
+    { key: 'Enter', label: `spawn a pending task, attach to a live agent${attach ? ` (${attach.back} back)` : ''}, respawn a dead one (a pipeline task: resume its driver)` },
+    { key: 'c', label: 'create a task (branch, summary, harness, status)' },
+    { key: 'r', label: 'request changes on a task in reviewing (optional instructions go to ## Notes)' },
+    { key: 'm', label: 'merge a reviewed task into the default branch; on a task still at work, a force-merge (after confirmation)' },
+    { key: 'p', label: 'open a pull request, or open the one it has in the browser' },
+    { key: 'R', label: "sync the pull request: apply a merge or close on GitHub (as the monitor does), refresh its state" },
+    { key: 'x', label: 'cancel the task (after confirmation)' },
+    { key: 'd', label: 'delete a finished task (after confirmation)' },
+    { key: 'y', label: 'copy the task id (OSC 52)' },
+    { key: 'v', label: 'view the whole TASK.md (j/k scroll, Esc back)' },
+    { key: 'Tab', label: 'preview the worker or the reviewer' },
+    { key: 'f', label: 'filter: all, active, done' },
+    { key: '/', label: 'search by branch or summary (Enter keeps it, Esc clears it)' },
+    { key: '?', label: 'this help' },
+    { key: 'q', label: 'quit' },
+  ];
+}

@@ -1,10 +1,15 @@
-import { Monitor, MonitorLease, type Orange } from '@orange/core';
+import { isOrangeError, Monitor, MonitorLease, type MonitorHolder, type Orange } from '@orange/core';
 import type { LiveValue } from './components/app.js';
 
+/** How long a turn waits for a pass another process runs; past it the turn is skipped (that pass does the work). */
+const PASS_WAIT_MS = 2_000;
+
 /**
- * The monitor's poll (exit backstop, orphan cleanup, PR sync) while the dashboard is open, run only
- * while this process holds the monitor lease: with an `orange monitor` running, it leaves the work
- * to it, and takes it up again if that monitor stops. `label` says who runs it, for the header.
+ * The monitor's poll (exit backstop, orphan cleanup, PR sync) while the dashboard is open. Each
+ * turn the dashboard claims the monitor lease over every project: it polls only when no live
+ * `orange monitor` of every project (or an earlier dashboard) outranks it, and takes the poll up
+ * again once that one stops. Its pass runs under the pass lock like every other, so a pass of an
+ * `orange monitor --project`, or a `--once`, never overlaps it. `label` says who polls, for the header.
  */
 export class MonitorDuty implements LiveValue<string> {
   private readonly lease: MonitorLease;
@@ -15,12 +20,14 @@ export class MonitorDuty implements LiveValue<string> {
   private stopped = false;
   private running: Promise<void> | undefined;
 
+  /** `afterTurn` runs after every turn, whoever polled (the dashboard refreshes its pull requests then). */
   constructor(
     private readonly orange: Orange,
     private readonly intervalMs: number = orange.config.pollIntervalMs,
+    private readonly afterTurn?: () => Promise<void>,
   ) {
     this.lease = new MonitorLease(orange.paths);
-    // The dashboard shows one project, but its poll is the machine's only backstop: all projects.
+    // The dashboard shows one project, but its poll may be the machine's only backstop: all projects.
     this.monitor = new Monitor(orange);
   }
 
@@ -50,17 +57,19 @@ export class MonitorDuty implements LiveValue<string> {
   }
 
   private async turn(): Promise<void> {
+    const log = this.orange.log.child('dashboard');
     try {
-      if (await this.lease.claim('dashboard')) {
-        this.set('monitor: here');
-        await this.monitor.pass();
-        return;
+      const polls = await this.lease.claim('dashboard', null);
+      this.set(polls === null ? 'monitor: here' : labelOf(polls));
+      if (polls === null) {
+        const report = await this.monitor.pass({ waitMs: PASS_WAIT_MS });
+        log.debug('monitor pass', { pid: process.pid, tasks: report.tasks, exits: report.exits.length, durationMs: Math.round(report.durationMs) });
       }
-      const holder = await this.lease.holder();
-      this.set(holder?.kind === 'monitor' ? `monitor: pid ${holder.pid}` : holder ? `monitor: dashboard pid ${holder.pid}` : 'monitor: …');
     } catch (error) {
-      this.orange.log.error('dashboard monitor pass failed', { error: error instanceof Error ? error.message : String(error) });
+      if (isOrangeError(error) && error.code === 'E_LOCKED') log.debug('monitor pass skipped: another pass runs', { pid: process.pid });
+      else log.error('dashboard monitor pass failed', { error: error instanceof Error ? error.message : String(error) });
     }
+    if (!this.stopped) await this.afterTurn?.().catch(() => undefined);
   }
 
   private set(label: string): void {
@@ -68,4 +77,9 @@ export class MonitorDuty implements LiveValue<string> {
     this.label = label;
     for (const listener of this.listeners) listener();
   }
+}
+
+/** Who polls instead of this dashboard, for the header. */
+function labelOf(holder: MonitorHolder): string {
+  return holder.kind === 'monitor' ? `monitor: pid ${holder.pid}` : `monitor: dashboard pid ${holder.pid}`;
 }

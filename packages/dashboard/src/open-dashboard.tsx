@@ -1,6 +1,8 @@
-import type { AgentRole, Orange } from '@orange/core';
+import type { AgentRole, AttachInfo, Orange } from '@orange/core';
 import { render } from 'ink';
+import { clipboardSequence } from './clipboard.js';
 import { App, type DashboardView } from './components/app.js';
+import { SettableValue } from './live-value.js';
 import { MonitorDuty } from './monitor-duty.js';
 import { openUrl, urlOpener } from './open-url.js';
 import { OrangeActions } from './task-actions.js';
@@ -30,7 +32,8 @@ type Outcome = { readonly kind: 'quit' } | { readonly kind: 'attach'; readonly r
 /**
  * Opens the dashboard on the terminal and resolves when the user quits. Enter on a live agent
  * unmounts it, hands the terminal to the agent's tmux session (the runtime slot's `attach`), and
- * draws it again on detach, where it was.
+ * draws it again where it was when the user is back: after a detach, or, inside a client of the
+ * agents' own tmux server, once that client switched back to the dashboard's session.
  */
 export async function openDashboard(options: DashboardOptions): Promise<void> {
   const { orange } = options;
@@ -39,16 +42,35 @@ export async function openDashboard(options: DashboardOptions): Promise<void> {
   const env = options.env ?? process.env;
   const colour = !(env.NO_COLOR !== undefined && env.NO_COLOR !== '');
   const feed = new TaskFeed(orange, { project: options.project });
-  const duty = new MonitorDuty(orange, options.pollIntervalMs);
+  // After each turn of the poll (its own pass, or one another monitor ran) the PR column is asked again.
+  const duty = new MonitorDuty(orange, options.pollIntervalMs, () => feed.refreshPullRequests());
   const actions = new OrangeActions(orange);
   const scope = options.project ?? 'all projects';
+  // Asked while the first screen is drawn (it costs a tmux call or two): the footer and help show it once known.
+  const attachInfo = new SettableValue<AttachInfo | null>(null);
+  void orange.maybeSlot('runtime')?.attachInfo?.().then((info) => attachInfo.set(info), () => undefined);
   let view: Partial<DashboardView> = {};
   let quitFromSignal: (() => void) | undefined;
-  const onSignal = () => quitFromSignal?.();
+  let quitting = false;
+  let attached: AbortController | undefined;
+  const onSignal = () => {
+    quitting = true;
+    quitFromSignal?.();
+    attached?.abort();
+  };
   process.once('SIGTERM', onSignal);
   process.once('SIGHUP', onSignal);
   const started = feed.start();
-  duty.start();
+  // The poll starts once the first screen is drawn: its pass reads every task too, and would
+  // otherwise compete with the first listing for the CPU.
+  const firstScreen = new Promise<void>((resolve) => {
+    const unsubscribe = feed.subscribe(() => {
+      if (!feed.snapshot().loaded) return;
+      unsubscribe();
+      resolve();
+    });
+  });
+  void Promise.race([firstScreen, started]).then(() => duty.start());
   try {
     for (;;) {
       stdout.write(ENTER_SCREEN);
@@ -69,14 +91,18 @@ export async function openDashboard(options: DashboardOptions): Promise<void> {
             project={options.project ?? null}
             showProject={options.project === undefined}
             monitor={duty}
+            attach={attachInfo}
             colour={colour}
             initial={view}
             onAttach={(row, role, current) => finish({ kind: 'attach', row, role, view: current })}
             onQuit={() => finish({ kind: 'quit' })}
-            onCopy={(text) => stdout.write(`\u001b]52;c;${Buffer.from(text).toString('base64')}\u0007`)}
+            onCopy={(text) => stdout.write(clipboardSequence(text))}
             onOpenUrl={(url) => openUrl(url, urlOpener(process.platform, env))}
             onChanged={(ref) => void feed.refreshTask(ref.project, ref.id).catch(() => undefined)}
-            onRefreshPullRequest={(id) => feed.refreshPullRequest(id)}
+            onRefreshPullRequest={async (ref) => {
+              await feed.refreshTask(ref.project, ref.id);
+              return feed.refreshPullRequest(ref.id);
+            }}
           />,
           { stdout, stdin, exitOnCtrlC: false, patchConsole: true },
         );
@@ -85,19 +111,26 @@ export async function openDashboard(options: DashboardOptions): Promise<void> {
       if (outcome.kind === 'quit') return;
       view = outcome.view;
       const resumeReading = stopReading(stdin);
+      attached = new AbortController();
       try {
-        await orange.slot('runtime').attach(outcome.row.meta, outcome.role);
-        view = { ...view, message: { text: `detached from ${outcome.row.meta.id}`, kind: 'info' } };
+        // Inside a client of the agents' tmux server this returns once that client is back on this session.
+        await orange.slot('runtime').attach(outcome.row.meta, outcome.role, { signal: attached.signal });
+        const back = attachInfo.get()?.mode === 'switch' ? 'back from' : 'detached from';
+        view = { ...view, message: { text: `${back} ${outcome.row.meta.id}`, kind: 'info' } };
       } catch (error) {
         view = { ...view, message: { text: error instanceof Error ? error.message : String(error), kind: 'error' } };
       } finally {
+        attached = undefined;
         resumeReading();
       }
-      if (options.exitOnAttach) return;
+      if (options.exitOnAttach || quitting) return;
     }
   } finally {
     process.off('SIGTERM', onSignal);
     process.off('SIGHUP', onSignal);
+    // What is typed while the watcher and the poll wind down is the shell's next command: it
+    // stays in the terminal instead of being read (and dropped) by this process.
+    stopReading(stdin);
     await Promise.all([started.catch(() => undefined).then(() => feed.stop()), duty.stop()]);
   }
 }
@@ -105,8 +138,9 @@ export async function openDashboard(options: DashboardOptions): Promise<void> {
 /**
  * Node goes on reading a terminal once it started, paused or not (until its buffer fills), so the
  * keys meant for the attached tmux client (Ctrl-b d) would be split between it and this process.
- * Its reads stop while the agent has the terminal; the returned function starts them again (a read
- * the stream was waiting on when they stopped is still pending, so nothing else would).
+ * Its reads stop while the agent has the terminal, and once the dashboard quits; the returned
+ * function starts them again (a read the stream was waiting on when they stopped is still pending,
+ * so nothing else would).
  */
 function stopReading(stdin: NodeJS.ReadStream): () => void {
   stdin.pause();

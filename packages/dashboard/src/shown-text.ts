@@ -1,19 +1,38 @@
 import { inlineText } from '@orange/core';
+import stringWidth from 'string-width';
 
 // The dashboard's one sanitiser: every string that comes from a task, an agent or a plugin is
 // put on screen through `shown` (one line) or `shownPane` (a captured agent window).
 
-/** `text` as one inert line (`inlineText`), cut to `max` columns with an ellipsis, by code point. */
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/** The columns `text` takes on a terminal: east-asian wide characters and emoji take 2 (string-width, as ink measures). */
+export function displayWidth(text: string): number {
+  return stringWidth(text);
+}
+
+/**
+ * `text` as one inert line (`inlineText`), cut to `max` columns with an ellipsis. Columns are
+ * display columns: a wide character counts 2 and is never cut in half; an emoji sequence is kept whole.
+ */
 export function shown(text: string, max = Number.POSITIVE_INFINITY): string {
   const safe = inlineText(text);
-  if (safe.length <= max) return safe;
+  if (max === Number.POSITIVE_INFINITY || displayWidth(safe) <= max) return safe;
   if (max <= 1) return max === 1 ? '…' : '';
   let kept = '';
-  for (const point of safe) {
-    if (kept.length + point.length > max - 1) break;
-    kept += point;
+  let width = 0;
+  for (const { segment } of graphemes.segment(safe)) {
+    const w = displayWidth(segment);
+    if (width + w > max - 1) break;
+    kept += segment;
+    width += w;
   }
   return `${kept}…`;
+}
+
+/** `text` (already shown) padded with spaces to `width` display columns. */
+export function padded(text: string, width: number): string {
+  return text + ' '.repeat(Math.max(0, width - displayWidth(text)));
 }
 
 // A complete SGR sequence (colours and text attributes) and nothing else: the only escape a pane

@@ -5,6 +5,7 @@ import {
   checkMerge,
   deleteTask,
   mergeTask,
+  Monitor,
   openPullRequest,
   requestChanges,
   type AgentRole,
@@ -44,6 +45,12 @@ export interface DashboardActions {
   merge(ref: TaskRef, force: boolean): Promise<string>;
   /** Opens the task's pull request (`created`), or returns the URL of the one it has. */
   pullRequest(ref: TaskRef): Promise<{ url: string; created: boolean }>;
+  /**
+   * The monitor's PR sync for one task (`R`): a pull request merged on GitHub finishes the task, a
+   * closed one cancels it. The sentence when it applied (or could not apply) a state; null when
+   * there was nothing to apply.
+   */
+  syncPullRequest(ref: TaskRef): Promise<string | null>;
   checkCancel(ref: TaskRef): Promise<void>;
   cancel(ref: TaskRef): Promise<string>;
   checkDelete(ref: TaskRef): Promise<void>;
@@ -57,6 +64,9 @@ export interface DashboardActions {
   capture(meta: TaskMeta, role: AgentRole): Promise<string | null>;
   diffStat(meta: TaskMeta): Promise<DiffStat | null>;
 }
+
+/** How long `R` waits for a monitor pass in progress (its own, or another process's) to end. */
+const SYNC_WAIT_MS = 15_000;
 
 /** The dashboard's actions on a real Orange instance. */
 export class OrangeActions implements DashboardActions {
@@ -106,6 +116,13 @@ export class OrangeActions implements DashboardActions {
     if (task.meta.pr_url) return { url: task.meta.pr_url, created: false };
     const { url } = await openPullRequest(this.orange, ref);
     return { url, created: true };
+  }
+
+  async syncPullRequest(ref: TaskRef): Promise<string | null> {
+    // The same code and the same pass lock as the monitor's passes: R never races one of them.
+    const synced = await new Monitor(this.orange).syncPullRequest(ref, { waitMs: SYNC_WAIT_MS });
+    if (!synced) return null;
+    return synced.to ? `pull request of ${ref.id} ${synced.state}: task ${ref.id} → ${synced.to}` : `pull request of ${ref.id} ${synced.state}, which its status cannot follow (see orange log)`;
   }
 
   async checkCancel(ref: TaskRef): Promise<void> {

@@ -1,5 +1,5 @@
-import { isOrangeError, type AgentRole, type ListedTask, type Orange, type RuntimeSnapshot, type TaskMeta, type Workflow } from '@orange/core';
-import { checksMark, pullRequestNumber, type Liveness, type PullRequestView, type TaskRow } from './task-row.js';
+import { isOrangeError, type AgentRole, type ListedTask, type Orange, type RuntimeSnapshot, type Workflow } from '@orange/core';
+import { checksMark, pullRequestNumber, rowOf, type Liveness, type PullRequestView, type TaskRow } from './task-row.js';
 import { TaskWatcher } from './task-watcher.js';
 
 /** What the screen is drawn from: every task of the scope, as rows keyed by task id. */
@@ -53,6 +53,8 @@ export class TaskFeed implements TaskSource {
   private watcher: TaskWatcher | undefined;
   private stopped = false;
   private diffRunning = false;
+  /** Listings and re-reads, one at a time: a read that started later never lands before an earlier one. */
+  private reads: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly orange: Orange,
@@ -94,17 +96,8 @@ export class TaskFeed implements TaskSource {
   }
 
   /** Reads every task of the scope again (the first screen, and after the watcher lost track). */
-  async reload(): Promise<void> {
-    // The runtime is asked while the store lists: the first screen waits for the slower of the two.
-    const [{ tasks, unreadable }, liveness] = await Promise.all([this.orange.store.list(this.options.project), this.readLiveness()]);
-    this.unreadable = unreadable.length;
-    this.liveness = liveness;
-    const workflows = new Map<string, Workflow>();
-    for (const project of new Set(tasks.map((t) => t.meta.project))) workflows.set(project, await this.workflowOf(project));
-    const next = new Map<string, TaskRow>();
-    for (const task of tasks) next.set(task.meta.id, this.rowIn(workflows.get(task.meta.project) as Workflow, task, this.rows.get(task.meta.id)));
-    this.rows = next;
-    this.publish();
+  reload(): Promise<void> {
+    return this.serially(() => this.reloadNow());
   }
 
   /** Asks the SCM for the state of a task's pull request (R, and once on open). */
@@ -131,6 +124,18 @@ export class TaskFeed implements TaskSource {
     await this.flush();
   }
 
+  /**
+   * The pull request of every unfinished task that has one, asked again (on open, after each
+   * monitor turn); and of a finished task last seen open (a pass that just merged it).
+   */
+  async refreshPullRequests(): Promise<void> {
+    for (const row of [...this.rows.values()]) {
+      if (this.stopped) return;
+      if (!row.meta.pr_url || (row.terminal && row.pr?.state !== 'open')) continue;
+      await this.refreshPullRequest(row.meta.id).catch(() => undefined);
+    }
+  }
+
   private async watch(): Promise<void> {
     const watcher = new TaskWatcher(
       this.orange.paths,
@@ -148,8 +153,39 @@ export class TaskFeed implements TaskSource {
     if (!this.stopped) await this.reload().catch(() => undefined);
   }
 
+  /**
+   * Runs `read` after every read queued before it. The debounce timer, `refreshTask` and the
+   * listings all read the store; run side by side, a slow older read could land last and put a
+   * stale row back on screen.
+   */
+  private serially(read: () => Promise<void>): Promise<void> {
+    const run = this.reads.then(read, read);
+    this.reads = run.catch(() => undefined);
+    return run;
+  }
+
+  private async reloadNow(): Promise<void> {
+    // The runtime is asked while the store lists: the first screen waits for the slower of the two.
+    const [{ tasks, unreadable }, liveness] = await Promise.all([this.orange.store.list(this.options.project), this.readLiveness()]);
+    this.unreadable = unreadable.length;
+    this.liveness = liveness;
+    const workflows = new Map<string, Workflow>();
+    for (const project of new Set(tasks.map((t) => t.meta.project))) workflows.set(project, await this.workflowOf(project));
+    const next = new Map<string, TaskRow>();
+    for (const task of tasks) {
+      const previous = this.rows.get(task.meta.id);
+      next.set(task.meta.id, newer(previous, this.rowIn(workflows.get(task.meta.project) as Workflow, task, previous)));
+    }
+    this.rows = next;
+    this.publish();
+  }
+
   /** Reads the changed tasks again; a task whose directory is gone leaves the table. */
-  private async flush(): Promise<void> {
+  private flush(): Promise<void> {
+    return this.serially(() => this.flushNow());
+  }
+
+  private async flushNow(): Promise<void> {
     const changed = [...this.pending.values()];
     this.pending.clear();
     if (changed.length === 0 || this.stopped) return;
@@ -157,7 +193,9 @@ export class TaskFeed implements TaskSource {
       try {
         const { task, tampered } = await this.orange.store.inspect(project, id);
         const listed: ListedTask = { meta: task.meta, tampered: tampered.map((f) => f.field) };
-        this.rows.set(id, await this.row(listed, this.rows.get(id)));
+        const row = await this.row(listed, this.rows.get(id));
+        // Looked up after the read: the map may have been replaced meanwhile (liveness, a listing).
+        this.rows.set(id, newer(this.rows.get(id), row));
       } catch (error) {
         if (isOrangeError(error) && error.code === 'E_TASK_NOT_FOUND') this.rows.delete(id);
         // Anything else (a file being rewritten, a forged one): the row keeps what was last read.
@@ -206,14 +244,6 @@ export class TaskFeed implements TaskSource {
     }
   }
 
-  private async refreshPullRequests(): Promise<void> {
-    for (const row of [...this.rows.values()]) {
-      if (this.stopped) return;
-      if (row.terminal || !row.meta.pr_url) continue;
-      await this.refreshPullRequest(row.meta.id).catch(() => undefined);
-    }
-  }
-
   private async readLiveness(): Promise<RuntimeSnapshot | null> {
     const runtime = this.orange.maybeSlot('runtime');
     return runtime ? runtime.snapshot().catch(() => null) : null;
@@ -233,21 +263,7 @@ export class TaskFeed implements TaskSource {
   }
 
   private rowIn(workflow: Workflow, task: ListedTask, previous: TaskRow | undefined): TaskRow {
-    const { meta } = task;
-    const pr = meta.pr_url ? { url: meta.pr_url, number: pullRequestNumber(meta.pr_url), state: previous?.pr?.url === meta.pr_url ? previous.pr.state : null } : null;
-    return this.withLiveness({
-      meta,
-      tampered: task.tampered,
-      terminal: workflow.isTerminal(meta.status),
-      active: workflow.isActive(meta.status),
-      liveness: 'none',
-      alive: [],
-      targets: this.orange.engine.targets(workflow, meta.status),
-      forcedTargets: workflow.forcedTargets(meta.status),
-      pr,
-      diff: previous && previous.meta.workspace === meta.workspace ? previous.diff : null,
-      expected: expectedAgents(meta, workflow),
-    });
+    return this.withLiveness(rowOf(workflow, this.orange.engine.targets(workflow, task.meta.status), task, previous));
   }
 
   private withLiveness(row: TaskRow): TaskRow {
@@ -265,11 +281,12 @@ export class TaskFeed implements TaskSource {
   }
 }
 
-/** The agents an active task should have running: the status's responsible one, and any with a recorded spawn. */
-function expectedAgents(meta: TaskMeta, workflow: Workflow): AgentRole[] {
-  if (!workflow.isActive(meta.status)) return [];
-  const responsible = workflow.state(meta.status)?.agent ?? null;
-  return ROLES.filter((role) => (role === 'worker' ? meta.worker_spawn : meta.reviewer_spawn) !== null || role === responsible);
+/**
+ * The row to keep: `read`, unless the row on screen was written later (`updated_at`, which every
+ * engine write moves forward): a read that lags behind (the listing's index) never undoes a newer one.
+ */
+function newer(shown: TaskRow | undefined, read: TaskRow): TaskRow {
+  return shown !== undefined && shown.meta.updated_at > read.meta.updated_at ? shown : read;
 }
 
 function sameDiff(a: TaskRow['diff'], b: TaskRow['diff']): boolean {

@@ -1,4 +1,4 @@
-import type { AgentRole, DiffStat, PullRequestCheck, PullRequestState, TaskMeta } from '@orange/core';
+import type { AgentRole, DiffStat, ListedTask, PullRequestCheck, PullRequestState, TaskMeta, Workflow } from '@orange/core';
 
 /** Whether a task's agent runs: ● alive, ✗ dead while the task is active, ○ none. */
 export type Liveness = 'alive' | 'dead' | 'none';
@@ -31,6 +31,8 @@ export interface TaskRow {
   readonly tampered: readonly string[];
   /** Terminal in its workflow (done, cancelled, …). */
   readonly terminal: boolean;
+  /** In its workflow's initial status (`pending`, the pipeline's `created`): Enter starts it. */
+  readonly waiting: boolean;
   /** Active in its workflow (an agent should be working on it). */
   readonly active: boolean;
   readonly liveness: Liveness;
@@ -45,6 +47,42 @@ export interface TaskRow {
   readonly pr: PullRequestView | null;
   /** Null until the workspace provider answered (or when the task has no worktree). */
   readonly diff: DiffStat | null;
+}
+
+const ROLES: readonly AgentRole[] = ['worker', 'reviewer'];
+
+/**
+ * A task's row as its workflow sees it, before the runtime was asked (liveness `none`; the feed
+ * adds it). `targets` are the engine's legal targets from its status; `previous`, the row it
+ * replaces, keeps what the slots said (the PR state while the URL is the same, the diff while the
+ * worktree is).
+ */
+export function rowOf(workflow: Workflow, targets: readonly string[], task: ListedTask, previous?: TaskRow): TaskRow {
+  const { meta } = task;
+  const pr = meta.pr_url
+    ? { url: meta.pr_url, number: pullRequestNumber(meta.pr_url), state: previous?.pr?.url === meta.pr_url ? previous.pr.state : null, checks: previous?.pr?.url === meta.pr_url ? previous.pr.checks : null }
+    : null;
+  return {
+    meta,
+    tampered: task.tampered,
+    terminal: workflow.isTerminal(meta.status),
+    waiting: meta.status === workflow.initial,
+    active: workflow.isActive(meta.status),
+    liveness: 'none',
+    alive: [],
+    targets,
+    forcedTargets: workflow.forcedTargets(meta.status),
+    pr,
+    diff: previous && previous.meta.workspace === meta.workspace ? previous.diff : null,
+    expected: expectedAgents(meta, workflow),
+  };
+}
+
+/** The agents an active task should have running: the status's responsible one, and any with a recorded spawn. */
+function expectedAgents(meta: TaskMeta, workflow: Workflow): AgentRole[] {
+  if (!workflow.isActive(meta.status)) return [];
+  const responsible = workflow.state(meta.status)?.agent ?? null;
+  return ROLES.filter((role) => (role === 'worker' ? meta.worker_spawn : meta.reviewer_spawn) !== null || role === responsible);
 }
 
 /** Which rows the table shows. */

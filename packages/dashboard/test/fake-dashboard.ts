@@ -1,24 +1,32 @@
-import type { AgentRole, HistoryEvent, TaskMeta, TaskRef } from '@orange/core';
+import { defaultWorkflow, Workflow, type AgentRole, type HistoryEvent, type TaskMeta, type TaskRef, type WorkflowInput } from '@orange/core';
 import type { LiveValue } from '../src/components/app.js';
 import type { CreateRequest, DashboardActions } from '../src/task-actions.js';
 import type { FeedSnapshot, TaskSource } from '../src/task-feed.js';
-import type { TaskRow } from '../src/task-row.js';
+import { rowOf, type TaskRow } from '../src/task-row.js';
 
-const TERMINAL = new Set(['done', 'cancelled']);
-const TARGETS: Record<string, string[]> = {
-  pending: ['planning', 'cancelled'],
-  planning: ['working', 'clarification', 'cancelled', 'stuck'],
-  clarification: ['planning', 'cancelled'],
-  working: ['agent-review', 'clarification', 'stuck', 'cancelled'],
-  'agent-review': ['reviewing', 'working', 'stuck', 'cancelled'],
-  reviewing: ['working', 'done', 'cancelled'],
-  stuck: ['reviewing', 'cancelled'],
-};
+const workflows = new Map<WorkflowInput, Workflow>();
+
+/** A built-in workflow, its plugins' gates and actions taken as given (the pipeline's come from its plugin). */
+function workflowOf(input: WorkflowInput): Workflow {
+  let workflow = workflows.get(input);
+  if (!workflow) {
+    const transitions = input.transitions as ReadonlyArray<{ gate?: string; hooks?: readonly string[] }>;
+    const gates = new Set(transitions.flatMap((t) => (t.gate ? [t.gate] : [])));
+    const actions = new Set(transitions.flatMap((t) => t.hooks ?? []));
+    workflow = Workflow.load(input, { gates, actions });
+    workflows.set(input, workflow);
+  }
+  return workflow;
+}
 
 let counter = 0;
 
-/** A row as the feed would make it for a task of the default workflow. */
-export function fakeRow(fields: Partial<TaskMeta> & { status: string }, extra: Partial<TaskRow> = {}): TaskRow {
+/**
+ * A row as the feed makes it for a task of `workflow` (the default one unless given): the same
+ * `rowOf`, with the workflow's real targets; `extra` then sets what the runtime and the slots
+ * would have said (liveness, live agents, PR state, diff).
+ */
+export function fakeRow(fields: Partial<TaskMeta> & { status: string }, extra: Partial<TaskRow> = {}, workflow: WorkflowInput = defaultWorkflow): TaskRow {
   counter++;
   const id = (fields.id ?? `T${String(counter).padStart(20, '0')}`).slice(0, 21);
   const meta = {
@@ -42,21 +50,9 @@ export function fakeRow(fields: Partial<TaskMeta> & { status: string }, extra: P
     updated_at: new Date(Date.UTC(2026, 0, 1, 0, 0, counter)).toISOString(),
     ...fields,
   } as TaskMeta;
-  const terminal = TERMINAL.has(meta.status);
-  return {
-    meta,
-    tampered: [],
-    terminal,
-    active: !terminal && meta.status !== 'pending',
-    liveness: 'none',
-    expected: [],
-    alive: [],
-    targets: TARGETS[meta.status] ?? [],
-    forcedTargets: terminal || meta.status === 'pending' || meta.status === 'reviewing' ? [] : ['done'],
-    pr: null,
-    diff: null,
-    ...extra,
-  };
+  const loaded = workflowOf(workflow);
+  const targets = [...new Set(loaded.from(meta.status).map((t) => t.to))];
+  return { ...rowOf(loaded, targets, { meta, tampered: [] }), ...extra };
 }
 
 /** A task source holding rows in memory; `set` replaces them as the watcher would. */
@@ -111,6 +107,12 @@ export class RecordingActions implements DashboardActions {
   pullRequest = async (ref: TaskRef) => {
     await this.record('pullRequest', ref.id);
     return { url: this.prUrl ?? `https://github.example/o/r/pull/7`, created: this.prUrl === null };
+  };
+  /** What `syncPullRequest` answers: the sentence of a state it applied, or null (nothing to apply). */
+  synced: string | null = null;
+  syncPullRequest = async (ref: TaskRef) => {
+    await this.record('syncPullRequest', ref.id);
+    return this.synced;
   };
   checkCancel = async (ref: TaskRef) => void (await this.record('checkCancel', ref.id));
   cancel = (ref: TaskRef) => this.record('cancel', ref.id);

@@ -1,70 +1,20 @@
 import { execa, type ResultPromise } from 'execa';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { fakeGh } from '../../cli/test/fake-gh.js';
 import { CLI, Sandbox } from './sandbox.js';
+import { dash, Terminal } from './terminal.js';
 
-/**
- * The dashboard in a real terminal: a tmux pane on a server of its own (the agents run on the
- * sandbox's), typed into with send-keys and read with capture-pane.
- */
-class Terminal {
-  readonly socket = `orange-dash-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+/** Who is in the monitor lease (`orange monitor`s and dashboards). */
+async function leaseHolders(box: Sandbox): Promise<Array<{ pid: number; kind: string }>> {
+  return (JSON.parse(await readFile(box.paths.monitorLeaseFile, 'utf8')) as { holders: Array<{ pid: number; kind: string }> }).holders;
+}
 
-  constructor(private readonly box: Sandbox) {}
-
-  async tmux(...args: string[]): Promise<string> {
-    const { TMUX: _t, TMUX_PANE: _p, ...env } = this.box.env;
-    const result = await execa('tmux', ['-L', this.socket, ...args], { reject: false, env, extendEnv: false });
-    if (result.exitCode !== 0) throw new Error(`tmux ${args.join(' ')} failed: ${String(result.stderr)}`);
-    return String(result.stdout);
-  }
-
-  /** A shell in a 120×40 pane, in the sandbox's repository, with the sandbox's environment. */
-  async open(): Promise<void> {
-    await this.tmux('new-session', '-d', '-s', 'term', '-x', '120', '-y', '40', '-c', this.box.repo, 'sh');
-    await this.type('echo BEFORE-DASH');
-    await this.screenShows('BEFORE-DASH');
-  }
-
-  /** Types a line into the pane (literally) and presses Enter. */
-  async type(line: string): Promise<void> {
-    await this.tmux('send-keys', '-t', 'term', '-l', line);
-    await this.tmux('send-keys', '-t', 'term', 'Enter');
-  }
-
-  /** Presses keys by tmux's names (`j`, `Enter`, `Escape`, `C-b`). */
-  async press(...keys: string[]): Promise<void> {
-    for (const key of keys) await this.tmux('send-keys', '-t', 'term', key);
-  }
-
-  async screen(): Promise<string> {
-    return this.tmux('capture-pane', '-p', '-t', 'term');
-  }
-
-  /** Waits for the screen to show `text` (a string or a pattern); a timeout prints the screen. */
-  async screenShows(text: string | RegExp, timeoutMs = 30_000): Promise<string> {
-    const deadline = Date.now() + timeoutMs;
-    let last = '';
-    while (Date.now() < deadline) {
-      last = await this.screen();
-      if (typeof text === 'string' ? last.includes(text) : text.test(last)) return last;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error(`the screen never showed ${String(text)}; it shows:\n${last}\norange log tail:\n${await this.logTail()}`);
-  }
-
-  /** The row of the table that shows `branch` (rows start with the liveness icon). */
-  async rowOf(branch: string): Promise<string> {
-    return (await this.screen()).split('\n').find((l) => /^[●✗○]/.test(l) && l.includes(branch)) ?? '';
-  }
-
-  async logTail(): Promise<string> {
-    return (await readFile(this.box.paths.logFile, 'utf8').catch(() => '')).split('\n').slice(-15).join('\n');
-  }
-
-  async close(): Promise<void> {
-    await this.tmux('kill-server').catch(() => undefined);
-  }
+/** The passes a process logged as the dashboard's monitor duty. */
+async function dashboardPasses(box: Sandbox, pid: number | undefined): Promise<unknown[]> {
+  const passes = await box.orange(['log', '--component', 'dashboard', '--grep', 'monitor pass', '--json']);
+  return (JSON.parse(passes.stdout) as { records: Array<{ pid?: number; msg: string }> }).records.filter((r) => r.pid === pid && r.msg === 'monitor pass');
 }
 
 let box: Sandbox | undefined;
@@ -80,8 +30,6 @@ afterEach(async () => {
   box = undefined;
 });
 
-// CI=true as on a CI machine, where ink would otherwise draw nothing until it exits.
-const dash = (args = '') => `CI=true node ${CLI} dash --interval 500 ${args}`.trim();
 
 describe('orange dash in a real terminal', () => {
   it('shows tasks live as agents move them, creates one with c, cancels one with x after confirmation, and q gives the terminal back', async () => {
@@ -100,7 +48,7 @@ describe('orange dash in a real terminal', () => {
     await term.screenShows('feature/from-dash▏');
     await term.press('Tab');
     await term.tmux('send-keys', '-t', 'term', '-l', 'made in the dashboard');
-    await term.screenShows('made in the dashboard▏');
+    await term.screenShows('summary  made in the dashboard▏');
     await term.press('Enter');
     await term.screenShows(/created task \w{21} on feature\/from-dash/);
     await term.screenShows(/feature\/from-dash\s+(planning|working|agent-review)/);
@@ -129,6 +77,12 @@ describe('orange dash in a real terminal', () => {
     await term.screenShows(/chore\/waiting\s+cancelled/);
     expect((await box.task(waiting)).meta.status).toBe('cancelled');
 
+    // With no orange monitor running, the dashboard polls (the passes the next test must not see).
+    expect(await term.screen()).toContain('monitor: here');
+    const own = (await leaseHolders(box)).find((h) => h.kind === 'dashboard')?.pid;
+    expect(own).toBeDefined();
+    expect((await dashboardPasses(box, own)).length).toBeGreaterThan(0);
+
     // q: the shell's screen is back as it was.
     await term.press('q');
     const after = await term.screenShows('BEFORE-DASH');
@@ -144,10 +98,13 @@ describe('orange dash in a real terminal', () => {
     await term.type(dash());
     await term.screenShows(/●.*feature\/merge-me\s+reviewing/);
 
-    // Enter: the terminal is the agent's (its own log lines), Ctrl-b d comes back.
+    // Enter: Orange's tmux server is not the one this pane runs in, so the agent's session is
+    // attached inside the pane, and the footer says how a person detaches from that nested client.
+    await term.screenShows('⏎ attach (C-b C-b d back)');
     await term.press('Enter');
     // The attached client's status line (the dashboard's own preview shows the agent's lines too).
     await term.screenShows(/^\[demo\/\w+:worker/m);
+    // send-keys types into the pane itself, past the outer tmux: one prefix reaches the nested client.
     await term.press('C-b', 'd');
     await term.screenShows(`detached from ${id}`);
     await term.screenShows('feature/merge-me');
@@ -157,6 +114,8 @@ describe('orange dash in a real terminal', () => {
     await term.screenShows(`Merge task ${id}`);
     await term.press('y');
     await term.screenShows(/feature\/merge-me\s+done/, 30_000);
+    // The merge's own sentence, before the next key: it would overwrite a refusal shown earlier.
+    await term.screenShows(`task ${id}: reviewing → done`);
     expect(await box.git(box.origin, 'log', '--format=%s', 'main')).toContain(`implement the task for task ${id}`);
 
     // A refused action: its one-line reason in the status bar, and the dashboard still runs.
@@ -168,16 +127,73 @@ describe('orange dash in a real terminal', () => {
     await term.screenShows('BEFORE-DASH');
   }, 120_000);
 
-  it('leaves the poll to a running orange monitor, which handles an agent killed from outside once', async () => {
+  it('p opens a pull request, R applies its merge as the monitor would, and each pass of the dashboard refreshes the PR column', async () => {
+    box = await Sandbox.create();
+    const gh = await fakeGh(box.dir, box.env.PATH ?? '');
+    term = new Terminal(box);
+    await term.open();
+    /** A task in reviewing on a branch with one commit, as a human creates one for review. */
+    const reviewing = async (branch: string) => {
+      await box!.git(box!.repo, 'checkout', '-q', '-b', branch);
+      await writeFile(join(box!.repo, `${branch.replace('/', '-')}.md`), `${branch}\n`);
+      await box!.git(box!.repo, 'add', '.');
+      await box!.git(box!.repo, 'commit', '-q', '-m', `work on ${branch}`);
+      await box!.git(box!.repo, 'checkout', '-q', 'main');
+      return box!.createTask([branch, `publish ${branch}`, '--status', 'reviewing']);
+    };
+
+    // A poll interval far beyond the test: only R can apply the merge.
+    const id = await reviewing('feature/pr-by-r');
+    await term.type(`PATH=${gh.bin}:$PATH ${dash('', 600_000)}`);
+    await term.screenShows(/feature\/pr-by-r\s+reviewing/);
+    await gh.nextPullRequest(21);
+    await gh.setState(21, 'OPEN');
+    await term.press('p');
+    await term.screenShows('pull request created: https://github.com/example/app/pull/21');
+    await term.screenShows(/feature\/pr-by-r\s+reviewing\s+#21 open/);
+    await gh.setState(21, 'MERGED');
+    await term.press('R');
+    await term.screenShows(`pull request of ${id} merged: task ${id} → done`);
+    await term.screenShows(/feature\/pr-by-r\s+done\s+#21 merged/);
+    const history = await box.history(id);
+    expect(history.filter((e) => e.type === 'status.changed').at(-1)).toMatchObject({ from: 'reviewing', to: 'done', cause: 'auto', reason: 'pull request merged' });
+    expect(history.filter((e) => e.type === 'task.merged')).toEqual([expect.objectContaining({ via: 'pull request' })]);
+    await term.press('q');
+    await term.screenShows('BEFORE-DASH');
+    await term.shellIsBack();
+
+    // The usual interval: the dashboard's own pass applies a close, and the PR column follows it.
+    const closing = await reviewing('feature/pr-closed');
+    await gh.nextPullRequest(22);
+    await gh.setState(22, 'OPEN');
+    expect((await box.orange(['task', 'create-pr', closing], { env: gh.env })).code).toBe(0);
+    await term.type(`PATH=${gh.bin}:$PATH ${dash()}`);
+    await term.screenShows(/feature\/pr-closed\s+reviewing\s+#22 open/);
+    await gh.setState(22, 'CLOSED');
+    await term.screenShows(/feature\/pr-closed\s+cancelled\s+#22 closed/);
+    await term.press('q');
+    await term.screenShows('BEFORE-DASH');
+  }, 120_000);
+
+  it('leaves the poll to a running orange monitor, which handles an agent killed from outside once; the dashboard runs no pass', async () => {
     box = await Sandbox.create();
     term = new Terminal(box);
     await term.open();
     monitor = execa(process.execPath, [CLI, 'monitor', '--interval', '300', '--json'], { cwd: box.repo, env: box.env, extendEnv: false, reject: false, forceKillAfterDelay: 30_000 });
-    let passes = 0;
-    monitor.stdout?.on('data', (chunk: Buffer) => (passes += chunk.toString().split('\n').length - 1));
-    await box.waitFor('the monitor to take the lease', async () => JSON.parse(await readFile(box!.paths.monitorLeaseFile, 'utf8')).kind === 'monitor', 20_000);
+    const reports: Array<{ exits: Array<{ task: string; role: string; decision: string }> }> = [];
+    let partial = '';
+    monitor.stdout?.on('data', (chunk: Buffer) => {
+      const lines = (partial + chunk.toString()).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) if (line.trim()) reports.push(JSON.parse(line));
+    });
+    const holders = () => leaseHolders(box!);
+    await box.waitFor('the monitor to enter the lease', async () => (await holders()).some((h) => h.kind === 'monitor' && h.pid === monitor?.pid), 20_000);
     await term.type(dash());
     await term.screenShows(`monitor: pid ${monitor.pid}`);
+    // The dashboard stands by in the lease, behind the monitor.
+    await box.waitFor('the dashboard to enter the lease', async () => (await holders()).some((h) => h.kind === 'dashboard'), 10_000);
+    const dashboardPid = (await holders()).find((h) => h.kind === 'dashboard')?.pid;
 
     const id = await box.createTask(['feature/killed', 'killed from outside'], 'agent.pace: 60000\n');
     const task = await box.waitFor('the worker to start', async () => (await box!.task(id)).meta.worker_spawn !== null, 15_000).then(() => box!.task(id));
@@ -186,11 +202,13 @@ describe('orange dash in a real terminal', () => {
     await box.waitFor('the poll to handle the dead agent', async () => (await box!.history(id)).some((e) => e.type === 'agent.crashed'), 30_000);
     await term.screenShows(/✗.*feature\/killed/);
     // Three more passes of the monitor, with the dashboard open all along: still acted on once.
-    const seen = passes;
-    await box.waitFor('three more monitor passes', async () => passes >= seen + 3, 30_000);
+    const seen = reports.length;
+    await box.waitFor('three more monitor passes', async () => reports.length >= seen + 3, 30_000);
     const crashes = (await box.history(id)).filter((e) => e.type === 'agent.crashed');
     expect(crashes, JSON.stringify(await box.history(id), null, 1)).toHaveLength(1);
-    expect(JSON.parse(await readFile(box.paths.monitorLeaseFile, 'utf8'))).toMatchObject({ kind: 'monitor', pid: monitor.pid });
+    // It was the monitor that handled it, and the dashboard never ran a pass of its own.
+    expect(reports.flatMap((r) => r.exits)).toEqual([expect.objectContaining({ task: id, role: 'worker', decision: 'crash' })]);
+    expect(await dashboardPasses(box, dashboardPid)).toEqual([]);
     await term.press('q');
     await term.screenShows('BEFORE-DASH');
   }, 120_000);

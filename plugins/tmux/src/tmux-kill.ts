@@ -34,15 +34,16 @@ export async function panePids(client: TmuxClient, scope: KillScope, target: str
  * panes (tmux sends SIGHUP), and whatever still runs in the panes' sessions or process groups, or
  * descends from them, gets SIGTERM, then SIGKILL. A missing target is success. Throws E_RUNTIME
  * when something survives all of it, so a caller never reports success while an agent lives.
+ * True when this call closed it; false when it was gone already (someone else's kill got there first).
  */
-export async function killVerified(client: TmuxClient, scope: KillScope, target: string, timings: KillTimings = DEFAULT_KILL_TIMINGS): Promise<void> {
+export async function killVerified(client: TmuxClient, scope: KillScope, target: string, timings: KillTimings = DEFAULT_KILL_TIMINGS): Promise<boolean> {
   const pids = await panePids(client, scope, target);
   const roots = new Set(pids);
   const key = (p: ProcessEntry) => `${p.pid}:${p.start}`;
   // Read before the kill: once a pane process dies its children are re-parented and the link is lost.
   const before = new Set(processTree(await listProcesses(), pids).map(key));
-  await client.killIfPresent([scope === 'session' ? 'kill-session' : 'kill-window', '-t', target]);
-  if (pids.length === 0) return;
+  const killed = await client.killIfPresent([scope === 'session' ? 'kill-session' : 'kill-window', '-t', target]);
+  if (pids.length === 0) return killed;
   if ((await panePids(client, scope, target)).length > 0) {
     throw new OrangeError('E_RUNTIME', `tmux ${scope} ${target} is still there after kill-${scope}`, { target });
   }
@@ -56,4 +57,5 @@ export async function killVerified(client: TmuxClient, scope: KillScope, target:
     const list = survivors.map((p) => p.pid).join(', ');
     throw new OrangeError('E_RUNTIME', `processes of tmux ${scope} ${target} still run after SIGKILL (pid ${list})`, { target, pids: survivors.map((p) => p.pid) });
   }
+  return killed;
 }

@@ -1,12 +1,10 @@
-import { OrangeError, type AgentRole, type Runtime, type RuntimeSnapshot, type TaskMeta } from '@orange/core';
+import { OrangeError, type AgentRole, type AttachInfo, type Runtime, type RuntimeSnapshot, type TaskMeta } from '@orange/core';
 import { isAgentWindow, sessionTarget, taskSession, windowName, windowTarget } from './session-name.js';
+import { attachArgs, attachInfo, switchAndWait } from './tmux-attach.js';
 import type { TmuxClient } from './tmux-client.js';
 import { killVerified } from './tmux-kill.js';
 
-/** The tmux arguments (after any `-L`) that hand the terminal to `target`. */
-export function attachArgs(target: string, insideTmux: boolean): string[] {
-  return insideTmux ? ['switch-client', '-t', target] : ['attach-session', '-t', target];
-}
+export { attachArgs } from './tmux-attach.js';
 
 /** The runtime slot on tmux: liveness from one `list-windows` call, attach, kill by name. */
 export class TmuxRuntime implements Runtime {
@@ -30,8 +28,17 @@ export class TmuxRuntime implements Runtime {
     };
   }
 
-  /** Switches (inside tmux) or attaches the terminal to the task's session, at the role's window. */
-  async attach(task: TaskMeta, role?: AgentRole): Promise<void> {
+  /** How `attach` goes from this process (attach, switch-client, nested) and the keys that come back. */
+  attachInfo(): Promise<AttachInfo> {
+    return attachInfo(this.client, process.env);
+  }
+
+  /**
+   * Attaches the terminal to the task's session, at the role's window, until the person detaches;
+   * inside a client of the same server, switches that client there instead and returns once it is
+   * back on the session it left (see `switchAndWait`).
+   */
+  async attach(task: TaskMeta, role?: AgentRole, options: { readonly signal?: AbortSignal } = {}): Promise<void> {
     const session = taskSession(task);
     const snapshot = await this.client.listWindows();
     const windows = snapshot.filter((w) => w.session === session).map((w) => w.window);
@@ -40,11 +47,9 @@ export class TmuxRuntime implements Runtime {
     }
     const window = role ? windows.filter((w) => isAgentWindow(w, task, role)).at(-1) : undefined;
     const target = window ? windowTarget(session, window) : sessionTarget(session);
-    if (process.env.TMUX) {
-      const switched = await this.client.attempt(attachArgs(target, true));
-      if (switched.ok) return;
-      // $TMUX belongs to another server (e.g. Orange uses its own socket): attach nested instead.
-    }
+    const info = await this.attachInfo();
+    // With no client showing this pane (a detached session) there is nothing to switch: nested, as for another server.
+    if (info.mode === 'switch' && (await switchAndWait(this.client, target, info.back, options.signal))) return;
     const env = { ...process.env };
     delete env.TMUX;
     // Loaded on first use: execa costs ~100 ms of start-up, and most CLI calls start no process.
@@ -82,8 +87,8 @@ export class TmuxRuntime implements Runtime {
     return taskSession(task);
   }
 
-  /** Kills a session by exact name and waits until its processes are gone; a missing one is fine. */
-  async killSession(name: string): Promise<void> {
-    await killVerified(this.client, 'session', sessionTarget(name));
+  /** Kills a session by exact name and waits until its processes are gone; a missing one is fine (false). */
+  async killSession(name: string): Promise<boolean> {
+    return killVerified(this.client, 'session', sessionTarget(name));
   }
 }

@@ -1,16 +1,18 @@
 import * as Flags from '@oclif/core/flags';
-import { OrangeError, type Orange } from '@orange/core';
+import { isOrangeError, OrangeError, type Orange } from '@orange/core';
 import { OrangeCommand } from '../base-command.js';
 import { inferProject } from '../locate.js';
-import { inspectRepository } from '../repository.js';
+import { freeProjectName, inspectRepository, type RepositoryFacts } from '../repository.js';
 
 export default class Dash extends OrangeCommand {
   static override summary = 'Open the dashboard: every task and agent on one screen, live (plain `orange` in a terminal does too).';
   static override description = [
     "Scoped to the project you stand in (a git repository not registered yet is registered), else to",
     'every project; --all or --project NAME choose. Enter attaches to an agent and comes back when you',
-    'detach (Ctrl-b d). While open it follows the task files and runs the monitor\'s poll, unless an',
-    'orange monitor is running. Needs a terminal; for a listing use orange task list. See docs/dashboard.md.',
+    'detach (Ctrl-b d), or, inside a tmux client of the agents\' own server, when you switch back',
+    '(Ctrl-b L); the footer shows which. While open it follows the task files and runs the monitor\'s',
+    'poll, unless an orange monitor of every project runs. Needs a terminal; for a listing use orange',
+    'task list. See docs/dashboard.md.',
   ].join('\n');
   static override hiddenAliases = ['dashboard'];
   static override examples = ['<%= config.bin %> dash', '<%= config.bin %> dash --all', '<%= config.bin %> dash --project app --exit-on-attach'];
@@ -65,15 +67,32 @@ function hideEnv(names: readonly string[]): Record<string, string> {
   return removed;
 }
 
-/** The project of the current directory; a git repository not registered yet is registered (as `project add` would). */
+/**
+ * The project of the current directory; a git repository not registered yet is registered (as
+ * `project add` would), under the directory's name or, when a project has that name, the first
+ * free `name-2`, `name-3`, …. Undefined (every project) only outside any git repository: a
+ * repository that cannot be registered is refused, never quietly widened to every project.
+ */
 async function projectHere(orange: Orange): Promise<string | undefined> {
   const known = await inferProject(orange);
   if (known) return known.name;
-  const repo = await inspectRepository(process.cwd()).catch(() => null);
-  if (!repo) return undefined;
-  const taken = new Set((await orange.projects.list()).map((p) => p.name));
-  if (taken.has(repo.suggestedName)) return undefined;
-  const project = await orange.projects.add({ name: repo.suggestedName, path: repo.path, default_branch: repo.defaultBranch, pool_size: orange.config.poolSize });
-  orange.log.info('project added', { project: project.name, path: project.path, by: 'dashboard' });
-  return project.name;
+  let repo: RepositoryFacts;
+  try {
+    repo = await inspectRepository(process.cwd());
+  } catch (error) {
+    if (isOrangeError(error) && error.code === 'E_INVALID_INPUT') return undefined;
+    throw new OrangeError('E_INVALID_INPUT', `could not read the git repository here to register it (${error instanceof Error ? error.message : String(error)}); use orange dash --all or --project NAME`);
+  }
+  // Another process may register a name between the listing and the add: take the next one then.
+  for (let attempt = 0; ; attempt++) {
+    const name = freeProjectName(repo.suggestedName, new Set((await orange.projects.list()).map((p) => p.name)));
+    try {
+      const project = await orange.projects.add({ name, path: repo.path, default_branch: repo.defaultBranch, pool_size: orange.config.poolSize });
+      orange.log.info('project added', { project: project.name, path: project.path, by: 'dashboard' });
+      return project.name;
+    } catch (error) {
+      const nameTaken = isOrangeError(error) && error.code === 'E_PROJECT_EXISTS' && error.message.startsWith('a project named');
+      if (!nameTaken || attempt >= 3) throw error;
+    }
+  }
 }

@@ -1,5 +1,5 @@
 import * as Flags from '@oclif/core/flags';
-import { inlineText, Monitor, MonitorLease, type MonitorReport } from '@orange/core';
+import { inlineText, Monitor, MonitorLease, OrangeError, type MonitorReport } from '@orange/core';
 import { OrangeCommand } from '../base-command.js';
 
 export default class MonitorCommand extends OrangeCommand {
@@ -31,22 +31,33 @@ export default class MonitorCommand extends OrangeCommand {
       this.emit(report, () => this.printReport(report, true));
       return;
     }
+    // A dashboard polling every project sees this monitor in the lease on its next turn and leaves
+    // the poll to it; one of another project goes on polling (this one covers only its own).
+    const lease = new MonitorLease(orange.paths);
+    const other = await lease.take(flags.project ?? null);
+    if (other) {
+      throw new OrangeError(
+        'E_LOCKED',
+        `orange monitor pid ${other.pid} already watches ${other.project === null ? 'every project' : `project ${other.project}`}; stop it first, or run one pass with --once`,
+        { pid: other.pid },
+      );
+    }
     const stop = new AbortController();
     const onSignal = () => stop.abort();
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
-    // A dashboard polling now sees the lease taken and leaves the poll to this monitor.
-    const lease = new MonitorLease(orange.paths);
-    await lease.take('monitor');
-    if (!this.json) this.log(`monitoring ${flags.project ?? 'all projects'} every ${flags.interval ?? orange.config.pollIntervalMs} ms (Ctrl-C to stop)`);
-    await monitor.run(stop.signal, (report) => {
-      // One JSON object per line with --json, so a consumer can stream the passes.
-      if (this.json) this.logJson(report, false);
-      else this.printReport(report, false);
-    });
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    await lease.release();
+    try {
+      if (!this.json) this.log(`monitoring ${flags.project ?? 'all projects'} every ${flags.interval ?? orange.config.pollIntervalMs} ms (Ctrl-C to stop)`);
+      await monitor.run(stop.signal, (report) => {
+        // One JSON object per line with --json, so a consumer can stream the passes.
+        if (this.json) this.logJson(report, false);
+        else this.printReport(report, false);
+      });
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      await lease.release();
+    }
   }
 
   private printReport(report: MonitorReport, always: boolean): void {

@@ -54,7 +54,7 @@ export class OrangePaths {
     return join(this.home, 'run');
   }
 
-  /** Who runs the monitor's poll now (`orange monitor` or a dashboard), so that only one does. */
+  /** Who runs the monitor's poll or stands by to (`orange monitor`, dashboards), with each one's scope. */
   get monitorLeaseFile(): string {
     return join(this.home, 'run', 'monitor.json');
   }
@@ -72,6 +72,11 @@ export class OrangePaths {
   /** Locked (`outbox/.deliver.lock/`) while a process delivers the outbox, so that only one does. */
   get outboxDeliveryLock(): string {
     return join(this.home, 'outbox', '.deliver');
+  }
+
+  /** Locked (`withLock`) while a monitor pass runs, in whichever process: no two passes overlap. */
+  get monitorPassFile(): string {
+    return join(this.home, 'run', 'monitor-pass');
   }
 
   get tasksDir(): string {

@@ -1,7 +1,10 @@
-import { OrangeError } from '@orange/core';
+import { classicWorkflow, OrangeError, pipelineWorkflow, type AttachInfo } from '@orange/core';
 import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fakeRow, FakeSource, monitorHere, RecordingActions } from '../../test/fake-dashboard.js';
+import { clipboardSequence } from '../clipboard.js';
+import { SettableValue } from '../live-value.js';
+import { displayWidth } from '../shown-text.js';
 import type { TaskRow } from '../task-row.js';
 import { App, type AppProps } from './app.js';
 
@@ -38,6 +41,12 @@ function open(rows: TaskRow[], overrides: Partial<AppProps> = {}) {
   );
   instances.push(instance);
   const frame = () => instance.lastFrame() ?? '';
+  /** The terminal changes size, as a SIGWINCH would tell ink. */
+  const resize = (columns: number, rows: number) => {
+    Object.defineProperty(instance.stdout, 'columns', { value: columns, configurable: true });
+    Object.defineProperty(instance.stdout, 'rows', { value: rows, configurable: true });
+    instance.stdout.emit('resize');
+  };
   /** Waits (up to 2 s) for the screen to show `text`; a failure prints the screen. */
   const shows = async (text: string) =>
     vi.waitFor(
@@ -51,7 +60,16 @@ function open(rows: TaskRow[], overrides: Partial<AppProps> = {}) {
     // ink reads input on a later turn of the event loop, and React commits the render after it.
     for (let i = 0; i < 3; i++) await new Promise((resolve) => setTimeout(resolve, 0));
   };
-  return { source, actions, quit, attach, opened, frame, shows, press };
+  /** Waits (up to 2 s) until the screen no longer shows `text`. */
+  const hides = async (text: string) =>
+    vi.waitFor(
+      () => {
+        if (frame().includes(text)) throw new Error(`screen still shows ${JSON.stringify(text)}:\n${frame()}`);
+      },
+      { timeout: 2000, interval: 10 },
+    );
+  const footer = () => frame().split('\n').find((l) => l.includes('q quit')) ?? '';
+  return { source, actions, quit, attach, opened, frame, shows, hides, press, resize, footer };
 }
 
 describe('the task table', () => {
@@ -237,6 +255,18 @@ describe('actions', () => {
     expect(JSON.parse(ui.actions.calls[0]?.replace(/^create /, '') ?? '{}')).toEqual({ project: 'app', branch: 'feature/new', summary: 'Add the thing', harness: 'claude', status: 'reviewing' });
   });
 
+  it('takes a Tab typed together with the text after it as a move to the next field', async () => {
+    const ui = open([]);
+    await ui.press('c');
+    await ui.shows('New task');
+    await ui.press('feature/fast');
+    await ui.press('\tTyped right after the Tab');
+    await ui.shows('Typed right after the Tab▏');
+    await ui.press('\r');
+    await ui.shows('create done');
+    expect(JSON.parse(ui.actions.calls[0]?.replace(/^create /, '') ?? '{}')).toMatchObject({ branch: 'feature/fast', summary: 'Typed right after the Tab' });
+  });
+
   it('leaves the create form with Esc without creating anything', async () => {
     const ui = open([]);
     await ui.press('c');
@@ -314,5 +344,227 @@ describe('a narrow terminal and NO_COLOR', () => {
     // SGR colour codes: 30–37, 90–97 (foreground), 38;… (extended); the preview's red must be gone too.
     expect(ui.frame()).not.toMatch(/\u001b\[(3[0-8]|9[0-7])(;[0-9]+)*m/);
     expect(ui.frame()).toContain('red');
+  });
+});
+
+/** The footer of a row in `status` of `workflow` (the real workflow's targets). */
+const STATUS_FOOTERS: Array<[string, Partial<Parameters<typeof fakeRow>[1]>, string[], string[]]> = [
+  ['pending', {}, ['⏎ spawn', 'x cancel', 'p PR'], ['⏎ respawn', 'm merge', 'd delete', 'r changes', 'tab pane']],
+  ['planning', { liveness: 'alive', alive: ['worker'] }, ['⏎ attach', 'x cancel', 'm force-merge', 'tab pane'], ['⏎ spawn', 'd delete', 'r changes']],
+  ['clarification', {}, ['⏎ respawn', 'x cancel'], ['⏎ spawn', 'd delete', 'r changes']],
+  ['working', { liveness: 'dead' }, ['⏎ respawn', 'x cancel', 'm force-merge', 'p PR'], ['d delete', 'm merge', 'r changes']],
+  ['agent-review', { liveness: 'alive', alive: ['reviewer'] }, ['⏎ attach', 'x cancel', 'm force-merge'], ['d delete', 'r changes']],
+  ['reviewing', {}, ['⏎ respawn', 'r changes', 'm merge', 'x cancel', 'p PR'], ['d delete', 'm force-merge']],
+  ['stuck', {}, ['⏎ respawn', 'x cancel'], ['d delete', 'r changes', '⏎ spawn']],
+  ['done', {}, ['d delete', 'v TASK.md'], ['x cancel', 'm merge', 'p PR', '⏎', 'tab pane']],
+  ['cancelled', {}, ['d delete'], ['x cancel', 'm merge', 'p PR', '⏎']],
+];
+
+describe('every built-in status', () => {
+  it.each(STATUS_FOOTERS)('a task in %s: its row, and a footer with the keys that apply', async (status, extra, shown, hidden) => {
+    const ui = open([fakeRow({ status, branch: `task-in-${status}` }, extra)]);
+    await ui.shows(`task-in-${status}`);
+    const row = ui.frame().split('\n').find((l) => l.includes(`task-in-${status}`)) ?? '';
+    expect(row).toMatch(new RegExp(`^[●✗○].*task-in-${status}\\s+${status}\\s`));
+    for (const key of shown) expect(ui.footer()).toContain(key);
+    for (const key of hidden) expect(ui.footer()).not.toContain(key);
+  });
+
+  it.each([
+    ['created', ['⏎ spawn'], ['⏎ respawn', 'd delete']],
+    ['classifying', ['⏎ respawn', 'v TASK.md'], ['⏎ spawn', 'd delete', 'x cancel']],
+    ['awaiting_clarification', ['v TASK.md'], ['⏎', 'd delete']],
+    ['executing', ['⏎ respawn'], ['⏎ spawn', 'd delete']],
+    ['verifying', ['⏎ respawn'], ['d delete']],
+    ['stopped', [], ['⏎', 'd delete', 'm merge']],
+    ['completed', ['d delete'], ['⏎', 'x cancel']],
+    ['failed', ['d delete'], ['⏎', 'x cancel']],
+  ])('a pipeline task in %s: its row and footer', async (status, shown, hidden) => {
+    const ui = open([fakeRow({ status, branch: `pipe-${status}` }, {}, pipelineWorkflow)]);
+    await ui.shows(`pipe-${status}`);
+    // The STATUS column is 15 wide: a longer status is cut (awaiting_clar…).
+    expect(ui.frame().split('\n').find((l) => l.includes(`pipe-${status}`))).toMatch(new RegExp(`pipe-${status}\\s+${status.slice(0, 13)}`));
+    for (const key of shown) expect(ui.footer()).toContain(key);
+    for (const key of hidden) expect(ui.footer()).not.toContain(key);
+  });
+});
+
+describe('Enter', () => {
+  it('respawns the dead agent of an active task', async () => {
+    const crashed = fakeRow({ status: 'working', branch: 'crashed', worker_spawn: null }, { liveness: 'dead' });
+    const ui = open([crashed]);
+    await ui.shows('⏎ respawn');
+    await ui.press('\r');
+    await ui.shows('respawn done');
+    expect(ui.actions.calls).toEqual([`respawn ${crashed.meta.id}`]);
+    expect(ui.attach).not.toHaveBeenCalled();
+  });
+
+  it("offers no respawn where the workflow's status has no agent (classic reviewing), and does nothing", async () => {
+    const row = fakeRow({ status: 'reviewing', branch: 'human-review' }, {}, classicWorkflow);
+    expect(row.expected).toEqual([]);
+    const ui = open([row]);
+    await ui.shows('human-review');
+    expect(ui.footer()).not.toContain('⏎');
+    await ui.press('\r');
+    await ui.press('j');
+    expect(ui.actions.calls).toEqual([]);
+    expect(ui.attach).not.toHaveBeenCalled();
+    expect(ui.frame()).not.toContain('respawn');
+  });
+
+  it('shows the keys back from an agent once the runtime said how it attaches', async () => {
+    const attach = new SettableValue<AttachInfo | null>(null);
+    const ui = open([fakeRow({ status: 'working', branch: 'live' }, { liveness: 'alive', alive: ['worker'] })], { attach });
+    await ui.shows('⏎ attach');
+    expect(ui.footer()).not.toContain('back)');
+    attach.set({ mode: 'switch', back: 'C-b L' });
+    await ui.shows('⏎ attach (C-b L back)');
+    await ui.press('?');
+    await ui.shows('switches this tmux client to its session');
+    const help = ui.frame().replace(/\s+/g, ' ');
+    expect(help).toContain('C-b L (switch-client -l) comes back here');
+    expect(help).toContain('C-b d would detach the whole client');
+  });
+});
+
+describe('keys', () => {
+  it('R runs the PR sync for the task, then shows its state; a state applied is said instead', async () => {
+    const row = fakeRow({ status: 'reviewing', branch: 'with-pr', pr_url: 'https://github.com/o/r/pull/5' });
+    const refreshed: string[] = [];
+    const ui = open([row], {
+      onRefreshPullRequest: async (ref) => {
+        refreshed.push(ref.id);
+        return { url: 'https://github.com/o/r/pull/5', number: 5, state: 'open', checks: '✓' };
+      },
+    });
+    await ui.shows('with-pr');
+    await ui.press('R');
+    await ui.shows(`pull request of ${row.meta.id}: open ✓`);
+    expect(ui.actions.calls).toEqual([`syncPullRequest ${row.meta.id}`]);
+    expect(refreshed).toEqual([row.meta.id]);
+    ui.actions.synced = `pull request of ${row.meta.id} merged: task ${row.meta.id} → done`;
+    await ui.press('R');
+    await ui.shows(`merged: task ${row.meta.id} → done`);
+  });
+
+  it('R on a task without a pull request says so and asks nobody', async () => {
+    const row = fakeRow({ status: 'reviewing', branch: 'no-pr' });
+    const ui = open([row]);
+    await ui.shows('no-pr');
+    await ui.press('R');
+    await ui.shows(`task ${row.meta.id} has no pull request (p opens one)`);
+    expect(ui.actions.calls).toEqual([]);
+  });
+
+  it('y writes the task id to the clipboard as an OSC 52 sequence', async () => {
+    const row = fakeRow({ status: 'working', branch: 'copy-me' });
+    const written: string[] = [];
+    const ui = open([row], { onCopy: (text) => written.push(clipboardSequence(text)) });
+    await ui.shows('copy-me');
+    await ui.press('y');
+    await ui.shows(`copied ${row.meta.id}`);
+    expect(written).toEqual([`\u001b]52;c;${Buffer.from(row.meta.id).toString('base64')}\u0007`]);
+  });
+
+  it('v shows the whole TASK.md, scrolls it, and Esc goes back', async () => {
+    const row = fakeRow({ status: 'working', branch: 'long-file' });
+    const ui = open([row]);
+    ui.actions.taskFile = async () => Array.from({ length: 60 }, (_, i) => `line ${i + 1} of the body`).join('\n');
+    await ui.shows('long-file');
+    await ui.press('v');
+    await ui.shows(`TASK.md of ${row.meta.id} (long-file) — lines 1-`);
+    expect(ui.frame()).toContain('line 1 of the body');
+    expect(ui.frame()).not.toContain('line 60 of the body');
+    await ui.press('j');
+    await ui.shows('— lines 2-');
+    expect(ui.frame()).not.toContain('line 1 of the body');
+    await ui.press('G');
+    await ui.shows('line 60 of the body');
+    await ui.press('\u001b');
+    await ui.shows('j/k move');
+    expect(ui.frame()).not.toContain('of the body');
+  });
+
+  it('? shows every key and who runs the monitor; any key goes back', async () => {
+    const ui = open([fakeRow({ status: 'working', branch: 'helped' })]);
+    await ui.shows('helped');
+    await ui.press('?');
+    await ui.shows('Orange dashboard — keys');
+    for (const key of ['Enter', 'request changes', 'sync the pull request', 'copy the task id', 'is run by: monitor: here']) expect(ui.frame().replace(/\s+/g, ' ')).toContain(key);
+    await ui.press('x');
+    await ui.shows('helped');
+    expect(ui.actions.calls).toEqual([]);
+  });
+
+  it("Tab switches the preview between the worker's window and the reviewer's", async () => {
+    const row = fakeRow({ status: 'agent-review', branch: 'two-agents' }, { liveness: 'alive', alive: ['worker', 'reviewer'] });
+    const ui = open([row]);
+    await ui.shows('worker pane line');
+    expect(ui.frame()).toContain(`[worker] ${row.meta.id}`);
+    await ui.press('\t');
+    await ui.shows('reviewer pane line');
+    expect(ui.frame()).toContain(`[reviewer] ${row.meta.id}`);
+    expect(ui.frame()).not.toContain('worker pane line');
+    await ui.press('\t');
+    await ui.shows('worker pane line');
+  });
+});
+
+describe('the diff stat, a resize, width', () => {
+  it('shows AHEAD and CHANGES in the row and the diff stat per file in the detail pane', async () => {
+    const diff = { ahead: 3, added: 144, removed: 12, files: [{ path: 'src/login.ts', added: 120, removed: 2 }, { path: 'src/form.ts', added: 24, removed: 10 }] };
+    const ui = open([fakeRow({ status: 'working', branch: 'with-diff', workspace: '/w/app--1' }, { diff })]);
+    await ui.shows('with-diff');
+    expect(ui.frame().split('\n').find((l) => l.includes('with-diff'))).toMatch(/with-diff\s+working\s+3\s+\+144 -12\s/);
+    expect(ui.frame()).toContain('3 ahead · +144 -12 · 2 files');
+    expect(ui.frame()).toContain('src/login.ts +120 -2');
+  });
+
+  it('redraws for the new size: 80 columns and fewer rows, nothing wider than the terminal', async () => {
+    const ui = open([fakeRow({ status: 'working', branch: 'resized', summary: 'x'.repeat(150) }, { liveness: 'alive', alive: ['worker'] })]);
+    await ui.shows('worker pane line');
+    ui.resize(80, 16);
+    // Under 20 rows the detail pane is left out.
+    await ui.hides('worker pane line');
+    for (const line of ui.frame().split('\n')) expect(displayWidth(line), line).toBeLessThanOrEqual(80);
+    ui.resize(120, 30);
+    await ui.shows('worker pane line');
+  });
+
+  it('keeps the header within 80 columns with a long monitor label and a long scope', async () => {
+    const monitor = { get: () => 'monitor: dashboard pid 4194304 (standing by behind another long label)', subscribe: () => () => undefined };
+    const ui = open([fakeRow({ status: 'working', branch: 'narrow' })], { monitor, scope: 'a-project-with-a-rather-long-name-indeed' });
+    await ui.shows('narrow');
+    ui.resize(80, 24);
+    const header = () => ui.frame().split('\n')[0] ?? '';
+    await vi.waitFor(() => expect(displayWidth(header()), ui.frame()).toBeLessThanOrEqual(80), { timeout: 2000, interval: 10 });
+    expect(header()).toContain('monitor: dashboard pid');
+    expect(header().startsWith('Orange · a-project')).toBe(true);
+    // The left side is cut with an ellipsis and a space still parts it from the right one.
+    expect(header()).toMatch(/^Orange · a-project\S*… +0 agents · 0 need you · monitor: dashboard pid/);
+    expect(ui.frame().split('\n')[1]).toContain('TASK');
+  });
+
+  it('aligns the columns after a branch of wide characters or emoji', async () => {
+    const ui = open([fakeRow({ status: 'working', branch: '功能/登录表单' }), fakeRow({ status: 'working', branch: '🚀-launch' }), fakeRow({ status: 'working', branch: 'ascii-only' })]);
+    await ui.shows('ascii-only');
+    const lines = ui.frame().split('\n');
+    const columnOf = (branch: string) => {
+      const line = lines.find((l) => l.includes(branch)) ?? '';
+      return displayWidth(line.slice(0, line.indexOf('working')));
+    };
+    expect(columnOf('功能')).toBe(columnOf('ascii-only'));
+    expect(columnOf('🚀')).toBe(columnOf('ascii-only'));
+  });
+
+  it('shows the search as typed through the sanitiser: a C1 control is made visible', async () => {
+    const ui = open([fakeRow({ status: 'working', branch: 'needle' })]);
+    await ui.shows('needle');
+    await ui.press('/');
+    await ui.press('a\u009b2Jb');
+    await ui.shows('(Enter keep, Esc clear)');
+    expect(ui.frame()).not.toContain('\u009b');
+    expect(ui.frame()).toMatch(/\/a.+2Jb▏/);
   });
 });

@@ -1,4 +1,4 @@
-import { isOrangeError, type AgentRole, type TaskRef } from '@orange/core';
+import { isOrangeError, type AgentRole, type AttachInfo, type TaskRef } from '@orange/core';
 import { Box, Text } from 'ink';
 import { useKeys } from '../hooks/use-keys.js';
 import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
@@ -8,7 +8,7 @@ import { useTerminalSize } from '../hooks/use-terminal-size.js';
 import { footerKeys, tableAction } from '../key-map.js';
 import type { CreateRequest, DashboardActions } from '../task-actions.js';
 import type { TaskSource } from '../task-feed.js';
-import { FILTERS, visibleRows, type RowFilter, type TaskRow } from '../task-row.js';
+import { FILTERS, visibleRows, type PullRequestView, type RowFilter, type TaskRow } from '../task-row.js';
 import { shown } from '../shown-text.js';
 import { editText } from '../text-edit.js';
 import { Confirm } from './confirm.js';
@@ -46,6 +46,8 @@ export interface AppProps {
   readonly project: string | null;
   readonly showProject: boolean;
   readonly monitor: LiveValue<string>;
+  /** How Enter attaches from here and the keys back (null until the runtime said, or when it cannot). */
+  readonly attach?: LiveValue<AttachInfo | null>;
   readonly colour: boolean;
   readonly initial?: Partial<DashboardView>;
   readonly onAttach: (row: TaskRow, role: AgentRole, view: DashboardView) => void;
@@ -56,8 +58,8 @@ export interface AppProps {
   readonly onOpenUrl: (url: string) => Promise<string>;
   /** Re-reads one task now, after an action of this dashboard. */
   readonly onChanged?: (ref: TaskRef) => void;
-  /** Asks the SCM for a pull request's state again (R). */
-  readonly onRefreshPullRequest?: (id: string) => Promise<unknown>;
+  /** Reads the task again and asks the SCM for its pull request's state and checks (R, and after p created one). */
+  readonly onRefreshPullRequest?: (ref: TaskRef) => Promise<PullRequestView | null>;
   readonly now?: () => number;
 }
 
@@ -79,6 +81,7 @@ export function App(props: AppProps) {
   const { source, actions, colour } = props;
   const snapshot = useTasks(source);
   const monitor = useSyncExternalStore(props.monitor.subscribe, props.monitor.get);
+  const attach = useSyncExternalStore(props.attach?.subscribe ?? noSubscription, props.attach?.get ?? noAttachInfo);
   const { columns, rows: height } = useTerminalSize();
   const [mode, setMode] = useState<Mode>({ kind: 'table' });
   const [filter, setFilter] = useState<RowFilter>(props.initial?.filter ?? 'all');
@@ -217,6 +220,8 @@ export function App(props: AppProps) {
         case 'pull-request':
           return void run(selected.meta.pr_url ? 'opening the pull request' : `creating a pull request for ${ref.id}`, ref, async () => {
             const { url, created } = await actions.pullRequest(ref);
+            // The new PR's state and checks, for its row.
+            if (created) void props.onRefreshPullRequest?.(ref).catch(() => undefined);
             return created ? `pull request created: ${url} (p again opens it)` : props.onOpenUrl(url);
           });
         case 'refresh-pr':
@@ -224,9 +229,10 @@ export function App(props: AppProps) {
             setMessage({ text: `task ${ref.id} has no pull request (p opens one)`, kind: 'error' });
             return;
           }
-          return void run('refreshing the pull request', null, async () => {
-            await props.onRefreshPullRequest?.(ref.id);
-            return `pull request of ${ref.id} refreshed`;
+          return void run('syncing the pull request', ref, async () => {
+            const applied = await actions.syncPullRequest(ref);
+            const pr = (await props.onRefreshPullRequest?.(ref)) ?? null;
+            return applied ?? `pull request of ${ref.id}: ${pr?.state ? `${pr.state}${pr.checks ? ` ${pr.checks}` : ''}` : 'state unknown'}`;
           });
         case 'copy-id':
           props.onCopy(ref.id);
@@ -247,7 +253,7 @@ export function App(props: AppProps) {
   const needsYou = [...snapshot.rows.values()].filter((r) => !r.terminal && (NEEDS_YOU.has(r.meta.status) || r.meta.attention || r.liveness === 'dead')).length;
   const rule = '─'.repeat(Math.max(0, columns));
 
-  if (mode.kind === 'help') return <HelpScreen monitor={monitor} onClose={() => setMode({ kind: 'table' })} />;
+  if (mode.kind === 'help') return <HelpScreen monitor={monitor} attach={attach} onClose={() => setMode({ kind: 'table' })} />;
   if (mode.kind === 'file') return <TaskFileView title={mode.title} text={mode.text} height={height - 1} onClose={() => setMode({ kind: 'table' })} />;
 
   const bottom = (() => {
@@ -276,7 +282,7 @@ export function App(props: AppProps) {
           />
         );
       case 'search':
-        return <Text wrap="truncate">{`/${search}▏ (Enter keep, Esc clear)`}</Text>;
+        return <Text wrap="truncate">{`/${shown(search, Math.max(1, columns - 24))}▏ (Enter keep, Esc clear)`}</Text>;
       default:
         return <StatusBar message={message} width={columns} colour={colour} />;
     }
@@ -318,11 +324,14 @@ export function App(props: AppProps) {
         </Box>
       ) : null}
       <Text dimColor>{rule}</Text>
-      <Footer keys={footerKeys(selected)} width={columns} />
+      <Footer keys={footerKeys(selected, attach)} width={columns} />
       {bottom}
     </Box>
   );
 }
+
+const noSubscription = () => () => undefined;
+const noAttachInfo = (): AttachInfo | null => null;
 
 function describe(error: unknown): string {
   if (isOrangeError(error)) return error.message;

@@ -43,12 +43,26 @@ export function CreateForm({ projects, project, harnesses, onSubmit, onCancel, c
     }
   };
 
+  const nextField = (from: Field, step: number): Field => FIELDS[(FIELDS.indexOf(from) + step + FIELDS.length) % FIELDS.length] ?? 'branch';
+
   useKeys((input, key) => {
+    // Keys typed faster than the screen reads them arrive as one input ("\tmade in…"): a Tab in it
+    // still moves to the next field instead of being dropped as a control character.
+    if (input.length > 1 && input.includes('\t') && !key.ctrl && !key.meta) {
+      let at = field;
+      let typed = values;
+      for (const part of input.split(/(\t)/)) {
+        if (part === '\t') at = nextField(at, 1);
+        else if (part !== '' && (at === 'branch' || at === 'summary')) typed = { ...typed, [at]: editText(typed[at], part, {}) };
+      }
+      setValues(typed);
+      setField(at);
+      return;
+    }
     if (key.escape) return onCancel();
     if (key.return) return onSubmit({ project: values.project, branch: values.branch, summary: values.summary, harness, status });
     if (key.tab || key.downArrow || key.upArrow) {
-      const step = key.upArrow || key.shift ? -1 : 1;
-      setField(FIELDS[(FIELDS.indexOf(field) + step + FIELDS.length) % FIELDS.length] ?? 'branch');
+      setField(nextField(field, key.upArrow || key.shift ? -1 : 1));
       return;
     }
     if (field === 'branch' || field === 'summary') {

@@ -1,5 +1,5 @@
-import { Box, Text } from 'ink';
-import { shown } from '../shown-text.js';
+import { Text } from 'ink';
+import { displayWidth, shown } from '../shown-text.js';
 import type { RowFilter } from '../task-row.js';
 
 export interface HeaderProps {
@@ -15,16 +15,25 @@ export interface HeaderProps {
   readonly colour: boolean;
 }
 
-/** `Orange · app (active)` on the left; agents running, tasks waiting for a human, the monitor on the right. */
+/** Columns the left side keeps however long the right side is (`Orange · ` and a bit of the scope). */
+const LEFT_MIN = 20;
+
+/**
+ * `Orange · app (active)` on the left; agents running, tasks waiting for a human, the monitor on
+ * the right. Both are cut to fit `width` display columns together (the right first keeps what it
+ * can, leaving the left at least LEFT_MIN), so a long monitor label never wraps the header.
+ */
 export function Header({ scope, filter, search, agents, needsYou, monitor, width, colour }: HeaderProps) {
-  const left = shown(`Orange · ${scope} (${filter})${search ? ` /${search}` : ''}`, Math.max(10, width - 40));
-  const right = `${agents} agent${agents === 1 ? '' : 's'} · ${needsYou} need${needsYou === 1 ? 's' : ''} you · ${monitor}`;
+  const right = shown(`${agents} agent${agents === 1 ? '' : 's'} · ${needsYou} need${needsYou === 1 ? 's' : ''} you · ${monitor}`, Math.max(1, width - LEFT_MIN - 1));
+  const left = shown(`Orange · ${scope} (${filter})${search ? ` /${search}` : ''}`, Math.max(1, width - displayWidth(right) - 1));
+  const gap = Math.max(1, width - displayWidth(left) - displayWidth(right));
   return (
-    <Box width={width} justifyContent="space-between">
-      <Text bold color={colour ? '#ff8c00' : undefined} wrap="truncate">
+    <Text wrap="truncate">
+      <Text bold color={colour ? '#ff8c00' : undefined}>
         {left}
       </Text>
-      <Text wrap="truncate">{right}</Text>
-    </Box>
+      {' '.repeat(gap)}
+      {right}
+    </Text>
   );
 }

@@ -1,6 +1,6 @@
 import { Box, Text } from 'ink';
 import { relativeTime } from '@orange/core';
-import { shown } from '../shown-text.js';
+import { padded, shown } from '../shown-text.js';
 import { statusColour } from '../status-colour.js';
 import { livenessIcon, workspaceNumber, type TaskRow } from '../task-row.js';
 
@@ -41,8 +41,9 @@ export function TaskTable({ rows, selectedId, width, now, colour, showProject }:
       {rows.map((row) => {
         const selected = row.meta.id === selectedId;
         const number = workspaceNumber(row.meta.workspace);
-        const name = shown(showProject ? `${row.meta.project}/${row.meta.branch}` : row.meta.branch, taskW - 1).padEnd(taskW);
-        const status = shown(`${row.meta.status}${row.meta.attention ? ' !' : ''}${row.tampered.length ? ' ⚠' : ''}`, STATUS_W - 1).padEnd(STATUS_W);
+        // Padded by display width: a branch in CJK or with an emoji keeps the columns after it aligned.
+        const name = padded(shown(showProject ? `${row.meta.project}/${row.meta.branch}` : row.meta.branch, taskW - 1), taskW);
+        const status = padded(shown(`${row.meta.status}${row.meta.attention ? ' !' : ''}${row.tampered.length ? ' ⚠' : ''}`, STATUS_W - 1), STATUS_W);
         const iconColour = colour ? (row.liveness === 'alive' ? 'green' : row.liveness === 'dead' ? 'red' : 'gray') : undefined;
         return (
           <Box key={row.meta.id} flexDirection="column">
@@ -51,7 +52,7 @@ export function TaskTable({ rows, selectedId, width, now, colour, showProject }:
               {` ${(number === null ? '' : String(number)).padStart(2)} `}
               {name}
               <Text color={statusColour(row.meta.status, colour)}>{status}</Text>
-              {prCell(row).padEnd(PR_W)}
+              {padded(prCell(row), PR_W)}
               {(row.diff && row.diff.ahead > 0 ? String(row.diff.ahead) : '').padEnd(AHEAD_W)}
               {(row.diff && (row.diff.added || row.diff.removed) ? `+${row.diff.added} -${row.diff.removed}` : '').padEnd(CHANGES_W)}
               {relativeTime(row.meta.updated_at, now)}

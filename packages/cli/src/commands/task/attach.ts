@@ -5,7 +5,7 @@ import { projectFlag, requiredTaskIdArg } from '../../flags.js';
 import { resolveTask } from '../../locate.js';
 
 export default class TaskAttach extends OrangeCommand {
-  static override summary = "Attach your terminal to the task's tmux session (detach with Ctrl-b d).";
+  static override summary = "Attach your terminal to the task's tmux session (detach with Ctrl-b d; inside tmux it switches your client: Ctrl-b L comes back).";
   static override examples = ['<%= config.bin %> task attach V1StGXR8Z5jdHi6BmyT4a', '<%= config.bin %> task attach V1StGXR8Z5jdHi6BmyT4a --role reviewer'];
   static override args = { id: requiredTaskIdArg };
   static override flags = {

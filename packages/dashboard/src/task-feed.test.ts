@@ -1,0 +1,119 @@
+import { defaultWorkflow, newTaskMeta, Workflow, type ListedTask, type Orange, type TaskMeta } from '@orange/core';
+import { describe, expect, it } from 'vitest';
+import { TaskFeed } from './task-feed.js';
+
+const A = 'A'.repeat(21);
+const B = 'B'.repeat(21);
+const workflow = Workflow.load(defaultWorkflow);
+
+/** Task A as of second `s` of the day, in `status`. */
+const version = (id: string, status: string, s: number): TaskMeta =>
+  newTaskMeta({ id, project: 'app', branch: `b-${id.slice(0, 1)}`, status, summary: '', updated_at: `2026-01-01T00:00:${String(s).padStart(2, '0')}.000Z` });
+
+/** A read that resolves when the test says so. */
+interface Held<T> {
+  readonly value: T;
+  release(): void;
+  readonly promise: Promise<T>;
+}
+
+function held<T>(value: T): Held<T> {
+  let release!: () => void;
+  const promise = new Promise<T>((resolve) => (release = () => resolve(value)));
+  return { value, release, promise };
+}
+
+/**
+ * The store as the feed sees it, with reads that resolve in the order the test releases them:
+ * each `inspect` / `list` call takes the next queued answer.
+ */
+class OutOfOrderStore {
+  readonly inspects: Array<Held<TaskMeta>> = [];
+  readonly lists: Array<Held<TaskMeta[]>> = [];
+  calls = 0;
+
+  inspect = async (_project: string, _id: string) => {
+    const next = this.inspects[this.calls++];
+    if (!next) throw new Error('no answer queued for inspect');
+    const meta = await next.promise;
+    return { task: { meta, body: '' }, tampered: [] };
+  };
+
+  list = async () => {
+    const next = this.lists.shift();
+    if (!next) throw new Error('no answer queued for list');
+    const metas = await next.promise;
+    return { tasks: metas.map((meta): ListedTask => ({ meta, tampered: [] })), unreadable: [] };
+  };
+}
+
+function feedOn(store: OutOfOrderStore): TaskFeed {
+  // Only what the feed reads without a runtime, workspaces or SCM (no plugin is loaded).
+  const orange = {
+    store,
+    maybeSlot: () => undefined,
+    workflowForProject: async () => workflow,
+    engine: { targets: (w: Workflow, status: string) => [...new Set(w.from(status).map((t) => t.to))] },
+  } as unknown as Orange;
+  return new TaskFeed(orange);
+}
+
+const statusOf = (feed: TaskFeed, id: string) => feed.snapshot().rows.get(id)?.meta.status;
+const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
+
+describe('the task feed, with reads that resolve out of order', () => {
+  it('never lets an earlier re-read land after a later one', async () => {
+    const store = new OutOfOrderStore();
+    const feed = feedOn(store);
+    // Two writes within one millisecond: only the order of the reads tells them apart.
+    const older = held(version(A, 'working', 1));
+    const newer = held(version(A, 'agent-review', 1));
+    store.inspects.push(older, newer);
+    const first = feed.refreshTask('app', A);
+    await tick();
+    const second = feed.refreshTask('app', A);
+    // The later read is answered first; the earlier one only afterwards.
+    newer.release();
+    await tick();
+    older.release();
+    await Promise.all([first, second]);
+    expect(statusOf(feed, A)).toBe('agent-review');
+  });
+
+  it('never lets a listing taken before a re-read replace its row', async () => {
+    const store = new OutOfOrderStore();
+    const feed = feedOn(store);
+    const listing = held([version(A, 'working', 1), version(B, 'pending', 1)]);
+    store.lists.push(listing);
+    store.inspects.push(held(version(A, 'agent-review', 2)));
+    const reload = feed.reload();
+    await tick();
+    const refresh = feed.refreshTask('app', A);
+    store.inspects[0]?.release();
+    await tick();
+    listing.release();
+    await Promise.all([reload, refresh]);
+    expect(statusOf(feed, A)).toBe('agent-review');
+    expect(statusOf(feed, B)).toBe('pending');
+  });
+
+  it('keeps the row written later when a read answers with an older version (a lagging index)', async () => {
+    const store = new OutOfOrderStore();
+    const feed = feedOn(store);
+    const current = held(version(A, 'reviewing', 5));
+    current.release();
+    store.inspects.push(current);
+    await feed.refreshTask('app', A);
+    const lagging = held([version(A, 'working', 3)]);
+    lagging.release();
+    store.lists.push(lagging);
+    await feed.reload();
+    expect(statusOf(feed, A)).toBe('reviewing');
+    // An equal or later version replaces it.
+    const later = held([version(A, 'done', 6)]);
+    later.release();
+    store.lists.push(later);
+    await feed.reload();
+    expect(statusOf(feed, A)).toBe('done');
+  });
+});

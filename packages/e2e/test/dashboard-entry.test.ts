@@ -1,0 +1,198 @@
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CLI, Sandbox } from './sandbox.js';
+import { dash, Terminal } from './terminal.js';
+
+let box: Sandbox | undefined;
+let term: Terminal | undefined;
+let temp: string | undefined;
+afterEach(async () => {
+  await term?.close();
+  term = undefined;
+  await box?.cleanup();
+  box = undefined;
+  if (temp) await rm(temp, { recursive: true, force: true });
+  temp = undefined;
+});
+
+/** A git repository with one commit at `dir` (its name is the project name `dash` would give it). */
+async function repository(sandbox: Sandbox, dir: string): Promise<string> {
+  await mkdir(dir, { recursive: true });
+  await sandbox.git(dir, 'init', '-q', '-b', 'main');
+  await writeFile(join(dir, 'README.md'), '# another\n');
+  await sandbox.git(dir, 'add', 'README.md');
+  await sandbox.git(dir, 'commit', '-q', '-m', 'initial commit');
+  return dir;
+}
+
+/** A task whose scripted worker stays alive for a minute; resolves once its worker runs. */
+async function liveTask(sandbox: Sandbox, branch: string): Promise<string> {
+  const id = await sandbox.createTask([branch, `watch ${branch}`], 'agent.pace: 60000\n');
+  await sandbox.waitFor('the worker to start', async () => (await sandbox.task(id)).meta.worker_spawn !== null, 20_000);
+  return id;
+}
+
+/** The pid of a dashboard (other than `not`), from the monitor lease it enters on its first turn. */
+async function dashboardPid(sandbox: Sandbox, not?: number): Promise<number> {
+  let pid: number | undefined;
+  await sandbox.waitFor('the dashboard to enter the monitor lease', async () => {
+    const { holders } = JSON.parse(await readFile(sandbox.paths.monitorLeaseFile, 'utf8')) as { holders: Array<{ pid: number; kind: string }> };
+    pid = holders.find((h) => h.kind === 'dashboard' && h.pid !== not)?.pid;
+    return pid !== undefined;
+  });
+  return pid as number;
+}
+
+/** How many monitor passes process `pid` has logged as a dashboard. */
+async function passesOf(sandbox: Sandbox, pid: number): Promise<number> {
+  const log = await readFile(sandbox.paths.logFile, 'utf8').catch(() => '');
+  return log.split('\n').filter((line) => line.includes('"msg":"monitor pass"') && line.includes(`"pid":${pid},`)).length;
+}
+
+describe('opening the dashboard', () => {
+  it('plain orange in a terminal opens it on the project you stand in; --project NAME shows that project only', async () => {
+    box = await Sandbox.create();
+    const web = await repository(box, join(box.dir, 'web'));
+    expect((await box.orange(['project', 'add', web, '--name', 'web'])).code).toBe(0);
+    await box.createTask(['chore/in-demo', 'a task of demo', '--no-spawn']);
+    expect((await box.orange(['task', 'create', 'chore/in-web', 'a task of web', '--no-spawn', '--project', 'web'])).code).toBe(0);
+    term = new Terminal(box);
+    await term.open();
+
+    await term.type(`CI=true node ${CLI}`);
+    await term.screenShows('Orange · demo (all)');
+    await term.screenShows('chore/in-demo');
+    expect(await term.screen()).not.toContain('chore/in-web');
+    await term.press('q');
+    await term.screenShows('BEFORE-DASH');
+    await term.shellIsBack();
+
+    await term.type(dash('--project web'));
+    await term.screenShows('Orange · web (all)');
+    await term.screenShows('chore/in-web');
+    expect(await term.screen()).not.toContain('chore/in-demo');
+    await term.press('q');
+    await term.screenShows('BEFORE-DASH');
+  });
+
+  it('registers a repository on first open, under a free name when its directory name is taken, and shows every project only outside any repository', async () => {
+    box = await Sandbox.create();
+    // Its directory is called demo, like the sandbox's project: it becomes demo-2, never "all projects".
+    const other = await repository(box, join(box.dir, 'elsewhere', 'demo'));
+    term = new Terminal(box);
+    await term.open(other);
+    await term.type(dash());
+    await term.screenShows('Orange · demo-2 (all)');
+    await term.screenShows('no tasks yet');
+    await term.press('q');
+    await term.screenShows('BEFORE-DASH');
+    await term.shellIsBack();
+    const { projects } = JSON.parse((await box.orange(['project', 'list', '--json'])).stdout) as { projects: Array<{ name: string; path: string }> };
+    expect(projects.map((p) => p.name).sort()).toEqual(['demo', 'demo-2']);
+    expect(projects.find((p) => p.name === 'demo-2')?.path).toContain(join('elsewhere', 'demo'));
+
+    // Outside any git repository (the sandbox's own folder): every project, as documented.
+    await term.type(`cd ${box.dir} && ${dash()}`);
+    await term.screenShows('Orange · all projects (all)');
+    await term.press('q');
+    await term.screenShows('BEFORE-DASH');
+  });
+});
+
+describe('attaching from the dashboard', () => {
+  it('--exit-on-attach quits once you detach (an agent on another tmux server, attached inside the pane)', async () => {
+    box = await Sandbox.create();
+    const id = await liveTask(box, 'feature/watch-once');
+    term = new Terminal(box);
+    await term.open();
+    await term.type(dash('--exit-on-attach'));
+    await term.screenShows(/●.*feature\/watch-once/);
+    await term.screenShows('⏎ attach (C-b C-b d back)');
+    await term.press('Enter');
+    await box.waitFor('a client on the agent session', async () => (await box!.tmux('list-clients', '-F', '#{session_name}')).stdout.includes(id));
+    // send-keys types into the pane itself, past the outer tmux: one prefix reaches the nested client.
+    await term.press('C-b', 'd');
+    await term.screenShows('BEFORE-DASH');
+    await term.shellIsBack();
+    expect(await term.screen()).not.toContain('j/k move');
+  });
+
+  it("inside a client of the agents' own tmux server, Enter switches it to the agent and the dashboard waits until prefix L brings it back", async () => {
+    box = await Sandbox.create();
+    const id = await liveTask(box, 'feature/switch-me');
+    term = new Terminal(box);
+    await term.open();
+    // The person's tmux is Orange's server here (no socket of its own): a session "home", and a
+    // real client of it in the terminal pane.
+    expect((await box.tmux('new-session', '-d', '-s', 'home', '-x', '120', '-y', '38', '-c', box.repo, 'sh')).code).toBe(0);
+    await term.type(`TMUX= tmux -L ${box.socket} attach -t home`);
+    await box.waitFor('the client to attach', async () => (await box!.tmux('list-clients', '-F', '#{session_name}')).stdout.trim() === 'home');
+    const clientOn = async () => (await box!.tmux('list-clients', '-F', '#{session_name}')).stdout.trim();
+    const home = async (format: string) => (await box!.tmux('display-message', '-p', '-t', 'home', format)).stdout.trim();
+    const env = `ORANGE_HOME=${box.paths.home} ORANGE_TMUX_SOCKET=${box.socket}`;
+    await term.type('echo HOME-SHELL');
+    await term.screenShows('HOME-SHELL');
+
+    await term.type(`${env} ${dash()}`);
+    await term.screenShows(/●.*feature\/switch-me/);
+    await term.screenShows('⏎ attach (C-b L back)');
+    const pid = await dashboardPid(box);
+    await term.press('Enter');
+    await box.waitFor('the client to switch to the agent', async () => (await clientOn()) === `demo/${id}`);
+    await term.screenShows('orange: C-b L (switch-client -l) comes back');
+    // While the client is away the dashboard keeps its poll going, and is not drawn in its hidden pane.
+    const passes = await passesOf(box, pid);
+    await box.waitFor('two more passes of the dashboard', async () => (await passesOf(box!, pid)) >= passes + 2, 20_000);
+    expect(await clientOn()).toBe(`demo/${id}`);
+    expect(await home('#{pane_current_command}')).toBe('node');
+    expect((await box.tmux('capture-pane', '-p', '-t', 'home')).stdout).not.toContain('j/k move');
+
+    await term.press('C-b', 'L');
+    await term.screenShows(`back from ${id}`);
+    await term.screenShows(/●.*feature\/switch-me/);
+    await term.press('q');
+    await box.waitFor('the dashboard to exit', async () => (await home('#{pane_current_command}')) === 'sh');
+
+    // --exit-on-attach: it quits when the client is back, not the moment it switched away.
+    await term.type(`${env} ${dash('--exit-on-attach')}`);
+    await term.screenShows(/●.*feature\/switch-me/);
+    const second = await dashboardPid(box, pid);
+    await term.press('Enter');
+    await box.waitFor('the client to switch to the agent', async () => (await clientOn()) === `demo/${id}`);
+    const before = await passesOf(box, second);
+    await box.waitFor('two more passes of the dashboard', async () => (await passesOf(box!, second)) >= before + 2, 20_000);
+    expect(await home('#{pane_current_command}')).toBe('node');
+    await term.press('C-b', 'L');
+    await box.waitFor('the dashboard to exit', async () => (await home('#{pane_current_command}')) === 'sh');
+    await term.screenShows('HOME-SHELL');
+    expect(await clientOn()).toBe('home');
+  });
+});
+
+describe('npm run demo -- --dash', () => {
+  it('runs the demo with the dashboard open: rows move, q closes it, the demo ends with exit 0 and leaves nothing behind', async () => {
+    temp = await mkdtemp(join(tmpdir(), 'orange-demo-dash-'));
+    const { TMUX: _t, TMUX_PANE: _p, ORANGE_TASK_ID: _i, ORANGE_PROJECT: _j, ORANGE_HOME: _h, ORANGE_TMUX_SOCKET: _s, ...env } = process.env;
+    const host = { env: { ...(env as Record<string, string>), TMPDIR: temp }, repo: temp, paths: { logFile: '' } };
+    term = new Terminal(host);
+    await term.open();
+    // What `npm run demo -- --dash` runs once the build is done.
+    await term.type(`CI=true node ${CLI} demo --dash; echo DEMO-EXIT=$?`);
+    await term.screenShows('Orange · sandbox (all)', 60_000);
+    // Rows move: a task past planning, on screen while the demo runs.
+    await term.screenShows(/[●✗○]\s+\d*\s+\S+\s+(working|agent-review|reviewing|done)\s/, 90_000);
+    await term.press('q');
+    await term.screenShows(/DEMO-EXIT=\d+/, 150_000);
+    const output = await term.tmux('capture-pane', '-p', '-J', '-S', '-2000', '-t', 'term');
+    expect(output, output).toContain('DEMO-EXIT=0');
+    expect(output).toContain('Every task is done.');
+    const socket = /tmux -L (orange-demo-\d+) attach/.exec(output)?.[1];
+    expect(socket, output).toBeDefined();
+    const server = await execa('tmux', ['-L', socket as string, 'list-sessions'], { reject: false, env: host.env, extendEnv: false });
+    expect(server.exitCode, `tmux server ${String(socket)} still runs:\n${String(server.stdout)}`).not.toBe(0);
+    expect(await readdir(temp), output).toEqual([]);
+  }, 200_000);
+});
