@@ -1,4 +1,4 @@
-import type { TaskMeta } from '@orange/core';
+import { pipelineWorkflow, type TaskMeta } from '@orange/core';
 import { describe, expect, it } from 'vitest';
 import { fakeRow } from '../test/fake-dashboard.js';
 import { footerKeys, tableAction } from './key-map.js';
@@ -10,10 +10,10 @@ describe('Enter', () => {
     const working = fakeRow({ status: 'working' });
     expect(tableAction('', { return: true }, working)).toBe('respawn');
     expect(enter(working)).toBe('respawn');
-    const pipeline = fakeRow({ status: 'executing', pipeline_phases: 'reproduce,fix' } as Partial<TaskMeta> & { status: string });
+    const pipeline = fakeRow({ status: 'executing', pipeline_phases: 'reproduce,fix' } as Partial<TaskMeta> & { status: string }, {}, pipelineWorkflow);
     expect(tableAction('', { return: true }, pipeline)).toBe('respawn');
     expect(enter(pipeline)).toBe('resume');
-    const live = fakeRow({ status: 'executing', pipeline_phases: 'fix' } as Partial<TaskMeta> & { status: string }, { alive: ['worker'] });
+    const live = fakeRow({ status: 'executing', pipeline_phases: 'fix' } as Partial<TaskMeta> & { status: string }, { alive: ['worker'] }, pipelineWorkflow);
     expect(enter(live)).toBe('attach');
   });
 });
