@@ -376,7 +376,8 @@ export class TaskStore {
     if (written === previous) await removeStaleTemps(dir);
     const text = serializeTask(task);
     // No fsync: TASK.md's fields of record are in the state (synced); its body is the agents'.
-    const temp = await writeTemp(path, text, { sync: false });
+    // Backdated: the identity kept as `rendered` must differ from any editor's save after it.
+    const temp = await writeTemp(path, text, { sync: false, backdate: true });
     try {
       let state = written;
       if (state === null || state === previous || !sameFields(state.meta, task.meta)) {
