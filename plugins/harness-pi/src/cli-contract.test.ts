@@ -56,23 +56,28 @@ async function runPi(args: string[], home: string, input?: string): Promise<stri
   return result.all ?? '';
 }
 
+async function withHome(run: (home: string) => Promise<void>): Promise<void> {
+  const home = await mkdtemp(join(tmpdir(), 'orange-pi-cli-'));
+  try {
+    await run(home);
+  } finally {
+    await rm(home, { recursive: true, force: true });
+  }
+}
+
 describe('pi CLI contract', () => {
   it.skipIf(!cli)('every flag Orange passes appears in pi --help, and the thinking levels include Orange’s efforts', async () => {
-    const home = await mkdtemp(join(tmpdir(), 'orange-pi-help-'));
-    try {
+    await withHome(async (home) => {
       const help = await runPi(['--help'], home);
       const missing = flagsOrangePasses().filter((flag) => !new RegExp(`(^|[\\s,])${flag}([\\s,=<\\[]|$)`, 'm').test(help));
       expect(missing, help).toEqual([]);
       expect(help, help).toMatch(/--thinking <level>.*\blow\b.*\bmedium\b.*\bhigh\b/);
       expect(help, help).toMatch(/--mode <mode>.*\bjson\b/);
-    } finally {
-      await rm(home, { recursive: true, force: true });
-    }
+    });
   }, 90_000);
 
   it.skipIf(!cli)('reads a worker’s prompt starting with "-" or "@" as its message', async () => {
-    const home = await mkdtemp(join(tmpdir(), 'orange-pi-prompt-'));
-    try {
+    await withHome(async (home) => {
       for (const prompt of ['-x fix the bug', '@notes.md fix the bug']) {
         const argv = piArgv({ bin: 'pi', extraArgs: [] }, { task, role: 'worker', prompt, respawn: false, effort: null, workspace: home });
         // --print stops after one turn and --offline skips start-up requests: with no API key pi
@@ -81,14 +86,11 @@ describe('pi CLI contract', () => {
         expect(output, output).not.toMatch(/Unknown option|File not found/);
         expect(output, output).toMatch(/No API key/);
       }
-    } finally {
-      await rm(home, { recursive: true, force: true });
-    }
+    });
   }, 90_000);
 
   it.skipIf(!cli)('finds a skill written under the harness’s skills directory', async () => {
-    const home = await mkdtemp(join(tmpdir(), 'orange-pi-skill-'));
-    try {
+    await withHome(async (home) => {
       const dir = join(piAgentDir({}, home), 'skills', 'orange');
       await mkdir(dir, { recursive: true });
       await writeFile(join(dir, 'SKILL.md'), '---\nname: orange\ndescription: Work inside an Orange task.\n---\n\n# Orange\n');
@@ -101,33 +103,25 @@ describe('pi CLI contract', () => {
         .find((record) => record.command === 'get_commands');
       const skill = response?.data?.commands.find((command) => command.name === 'skill:orange');
       expect(skill, output).toMatchObject({ source: 'skill', sourceInfo: { path: join(dir, 'SKILL.md') } });
-    } finally {
-      await rm(home, { recursive: true, force: true });
-    }
+    });
   }, 90_000);
 
   it.skipIf(!cli)('loads the reviewer guard extension', async () => {
-    const home = await mkdtemp(join(tmpdir(), 'orange-pi-guard-'));
-    try {
+    await withHome(async (home) => {
       const guard = await writeReviewerGuard(home);
       // Without an API key pi stops before any request, after loading its extensions.
       const output = await runPi(['--offline', '--extension', guard, '--print', 'p'], home);
       expect(output).not.toMatch(/Failed to load extension/);
       expect(output).toMatch(/No API key/);
-    } finally {
-      await rm(home, { recursive: true, force: true });
-    }
+    });
   }, 90_000);
 
   it.skipIf(!cli)('a headless run that cannot start reads as failed, with pi’s own reason', async () => {
-    const home = await mkdtemp(join(tmpdir(), 'orange-pi-headless-'));
-    try {
+    await withHome(async (home) => {
       const argv = piHeadlessArgv({ bin: cli as string, extraArgs: [] }, headlessRequest(home));
       const run = await execa(argv[0] as string, argv.slice(1), { cwd: home, env: { PATH: process.env.PATH ?? '', HOME: home }, extendEnv: false, stdin: 'ignore', reject: false, timeout: 60_000 });
       const result = piHeadlessResult({ exitCode: run.exitCode ?? 1, stdout: run.stdout, stderr: run.stderr, resultFile: null, model: 'sonnet' });
       expect(result, run.stdout + run.stderr).toMatchObject({ ok: false, output: expect.stringMatching(/No API key/) });
-    } finally {
-      await rm(home, { recursive: true, force: true });
-    }
+    });
   }, 90_000);
 });
