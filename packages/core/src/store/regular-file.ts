@@ -106,6 +106,8 @@ export function readRegularFileSync(path: string, options: RegularFileOptions): 
       chunks.push(buffer.subarray(0, bytesRead));
       total += bytesRead;
       if (total > options.maxBytes) throw tooLarge(options);
+      // A regular file reads short only at its end: no second call to learn that.
+      if (bytesRead < buffer.length) break;
     }
     return { text: Buffer.concat(chunks, total).toString('utf8'), ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs };
   } finally {
