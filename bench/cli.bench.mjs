@@ -48,13 +48,15 @@ function timed(file, args, options) {
 /**
  * Median wall time of `runs` runs after `warmups`, each followed by a `node -e 0` run whose
  * median is the row's baseline; `args(i)` may vary per run; `expect` is the exit code every run
- * must have. With `rss`, also the median peak RSS (the child loads RSS_HOOK).
+ * must have. With `rss`, also the median peak RSS (the child loads RSS_HOOK); `before` runs
+ * before each run.
  */
-async function measure(label, args, options, expect, { runs = RUNS, warmups = WARMUPS, rss } = {}) {
+async function measure(label, args, options, expect, { runs = RUNS, warmups = WARMUPS, rss, before } = {}) {
   const times = [];
   const nodeTimes = [];
   const peaks = [];
   for (let i = 0; i < warmups + runs; i++) {
+    await before?.();
     const argv = rss ? ['-r', rss.hook, ...args(i)] : args(i);
     const env = rss ? { ...options.env, ORANGE_BENCH_RSS_FILE: rss.file } : options.env;
     const run = await timed(process.execPath, argv, { ...options, env });
@@ -181,6 +183,11 @@ export default async function bench() {
     const listLabel = `orange task list --json (${LIST_TASKS.toLocaleString('en')} tasks, whole process)`;
     rows.push({ figure: `${listLabel}: wall`, value: `${ms(list.ms)}  ${(list.ms / list.nodeMs).toFixed(1)}× node (${ms(list.nodeMs)})`, goal: `≤ ${GOAL_LIST_MS} ms`, met: list.ms <= GOAL_LIST_MS });
     rows.push({ figure: `${listLabel}: peak RSS`, value: mb(list.rss), goal: `≤ ${GOAL_LIST_RSS_MB} MB`, met: list.rss <= GOAL_LIST_RSS_MB * 1024 * 1024 });
+    // The listing index deleted before each run: the rebuild a first listing after an upgrade (or a lost index) pays.
+    const index = new OrangePaths(home10k).taskIndexFile('bench');
+    const rebuild = await measure('task list --json (10,000, no index)', cli(['task', 'list', '--json']), { cwd: repo, env: env10k }, 0, { rss, runs: 5, warmups: 1, before: () => rm(index, { force: true }) });
+    rows.push({ figure: `  the same, no index (deleted before each of 5 runs): wall`, value: `${ms(rebuild.ms)}  ${(rebuild.ms / rebuild.nodeMs).toFixed(1)}× node (${ms(rebuild.nodeMs)})` });
+    rows.push({ figure: `  the same, no index: peak RSS`, value: mb(rebuild.rss) });
 
     console.log(
       `median of ${RUNS} runs after ${WARMUPS} warm-ups, each run followed by a \`node -e 0\` run (the ratio's baseline); ` +

@@ -282,7 +282,7 @@ export default async function bench() {
     printTable([
       { figure: `transition planning → working (plan gate, no-op actions), median of ${times.length}`, value: ms(median(times)) },
       { figure: '  p95 / max', value: `${ms(pct(times, 0.95))} / ${ms(Math.max(...times))}` },
-      { figure: `store.list() over ${tasks} tasks, in process, median of ${runs.length} fresh processes`, value: `${ms(m('ms'))} (runs: ${runs.map((r) => r.ms.toFixed(0)).join(', ')} ms)` },
+      { figure: `store.list() over ${tasks} tasks, in process, median of ${runs.length} fresh processes`, value: `${ms(m('ms'))} (runs: ${runs.map((r) => r.ms.toFixed(0)).join(', ')} ms; the first builds the index)` },
       { figure: '  second call in the same process', value: ms(m('warmMs')) },
       { figure: '  a bare readFile pass over the same files (no parse)', value: ms(m('readMs')) },
       { figure: '  peak RSS / peak heap used during the first call (increase)', value: `+${mb(m('rssDelta'))} / +${mb(m('heapPeakDelta'))}` },

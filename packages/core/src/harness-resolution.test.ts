@@ -136,7 +136,8 @@ describe('a harness found by installed()', () => {
 
   it('keeps a built-in’s place in the detection order when the config lists that built-in again to change its options', async () => {
     // docs/configuration.md: "To change a built-in's options, list it again — same name, so it
-    // replaces the default one", and detection follows "claude, codex, command in that order".
+    // replaces the default one", and detection follows "claude, codex, pi, opencode, gemini,
+    // command in that order".
     // Re-listing claude({ model: 'opus' }) must not make codex the default agent.
     const orange = await orangeWith(
       {},

@@ -288,6 +288,44 @@ describe('agents editing TASK.md without the lock, beside engine writes', () => 
   }, 120_000);
 });
 
+describe('the listing index under concurrent listings', () => {
+  it('4 processes listing while tasks are written, created and removed: no failure, and no stale entry once the writes end', async () => {
+    const refs = await Promise.all(Array.from({ length: 6 }, () => taskIn(box, 'planning', { body: PLAN })));
+    const listers = Array.from({ length: 4 }, () => startWorker(['list-loop', box.home, 'demo']));
+    await Promise.all(listers.map((l) => l.ready));
+    // Engine writes (summaries, a status), hand edits without the lock, a task created and one removed.
+    const removed = refs[1]!;
+    for (let round = 0; round < 8; round++) {
+      for (const ref of refs) if (round <= 5 || ref !== removed) await box.orange.store.patch(ref.project, ref.id, { summary: `round ${round} of ${ref.id}` });
+      await writeFile(box.orange.paths.taskFile('demo', refs[0]!.id), (await readFile(box.orange.paths.taskFile('demo', refs[0]!.id), 'utf8')).replace(/^summary: .*$/m, `summary: hand edit ${round}`));
+      if (round === 3) refs.push(await taskIn(box, 'working', { body: PLAN }));
+      if (round === 5) await box.orange.store.remove('demo', removed.id);
+    }
+    await box.orange.engine.transition(refs[2]!, 'working');
+    for (const l of listers) l.proc.stdin.write('stop\n');
+    const outcomes = await Promise.all(listers.map((l) => l.done));
+
+    // The truth, read task by task (no index): what every last listing must show.
+    const ids = (await readdir(box.orange.paths.projectTasksDir('demo'))).filter((name) => !name.startsWith('.'));
+    const truth: Record<string, unknown> = {};
+    for (const id of ids) {
+      const { task, tampered } = await box.orange.store.inspect('demo', id);
+      truth[id] = { summary: task.meta.summary, status: task.meta.status, tampered: tampered.map((t) => t.field) };
+    }
+    expect(Object.keys(truth)).toHaveLength(6);
+    expect(truth[refs[0]!.id]).toMatchObject({ summary: 'hand edit 7' });
+    expect(truth[refs[2]!.id]).toMatchObject({ status: 'working' });
+    for (const outcome of outcomes) {
+      const explain = outcome.stdout + outcome.stderr;
+      expect(outcome.code, explain).toBe(0);
+      expect(outcome.result, explain).toMatchObject({ failed: 0, unreadable: [] });
+      expect(Number(outcome.result?.lists), explain).toBeGreaterThan(0);
+      expect(outcome.result?.final, explain).toEqual(truth);
+    }
+    expect(Object.fromEntries((await box.orange.store.list('demo')).tasks.map((t) => [t.meta.id, { summary: t.meta.summary, status: t.meta.status, tampered: t.tampered }]))).toEqual(truth);
+  }, 60_000);
+});
+
 describe('one critical section for a request', () => {
   it('20 processes asking for a status and a summary at once: one wins, and no refused request writes its summary', async () => {
     const ref = await taskIn(box, 'planning', { body: PLAN });

@@ -9,6 +9,7 @@
 //   node race-worker.mjs edit-loop <home> <project> <id>           edits TASK.md as an agent does (no lock) until "stop"
 //   node race-worker.mjs engine-loop <home> <project> <id> <n> <tag> n engine writes (summary + a sealed field)
 //   node race-worker.mjs read-loop <home> <project> <id>           reads and lists until "stop"; counts failures
+//   node race-worker.mjs list-loop <home> <project>                lists until "stop", then once more; counts failures
 //
 // stdout: `{"ready":true}` once set up, then one JSON result line. Exit 0 = done,
 // 1 = refused (an OrangeError), 2 = anything else.
@@ -149,6 +150,25 @@ try {
       reads++;
     }
     print({ ok: true, reads, failures: failures.slice(0, 5), failed: failures.length });
+  } else if (mode === 'list-loop') {
+    const [project] = args;
+    const stopped = stopSignal();
+    print({ ready: true });
+    let lists = 0;
+    const failures = [];
+    while (!stopped()) {
+      try {
+        const { unreadable } = await orange.store.list(project);
+        for (const u of unreadable) failures.push(`${u.id}: ${u.error}`);
+      } catch (error) {
+        failures.push(error instanceof Error ? (error.stack ?? error.message) : String(error));
+      }
+      lists++;
+    }
+    // The listing once every write has ended: it must hold no stale entry.
+    const { tasks, unreadable } = await orange.store.list(project);
+    const final = Object.fromEntries(tasks.map((t) => [t.meta.id, { summary: t.meta.summary, status: t.meta.status, tampered: t.tampered }]));
+    print({ ok: true, lists, failures: failures.slice(0, 5), failed: failures.length, final, unreadable });
   } else {
     throw new Error(`unknown mode ${mode}`);
   }

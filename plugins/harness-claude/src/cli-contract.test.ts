@@ -49,4 +49,30 @@ describe('claude CLI contract', () => {
       await rm(home, { recursive: true, force: true });
     }
   }, 90_000);
+
+  it.skipIf(!cli)('takes a prompt starting with "-" as the prompt, after the reviewer’s variadic --disallowedTools', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'orange-claude-prompt-'));
+    try {
+      const task = newTaskMeta({ id: 'd'.repeat(21), project: 'demo', branch: 'x', status: 'working' });
+      // Respawned: --dangerously-skip-permissions is refused outright when the tests run as root.
+      const request: HarnessRequest = { task, role: 'reviewer', prompt: '-x fix the bug', respawn: true, effort: null, workspace: home };
+      const argv = claudeArgv({ bin: 'claude', extraArgs: [] }, request);
+      const end = argv.indexOf('--');
+      // --print ends the run after one turn; with no login it refuses before any request, but only
+      // once it has a prompt (without one: "Input must be provided …").
+      const run = await execa(cli as string, [...argv.slice(1, end), '--print', ...argv.slice(end)], {
+        cwd: home,
+        env: { PATH: process.env.PATH ?? '', HOME: home, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' },
+        extendEnv: false,
+        stdin: 'ignore',
+        reject: false,
+        all: true,
+        timeout: 60_000,
+      });
+      expect(run.all, run.all).not.toMatch(/unknown option|Input must be provided/i);
+      expect(run.all, run.all).toMatch(/Not logged in/);
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  }, 90_000);
 });

@@ -33,10 +33,10 @@ function flagsOrangePasses(): string[] {
     for (const respawn of [false, true]) {
       const request: HarnessRequest = { task, role, prompt: 'p', respawn, effort: 'high', workspace: '/tmp' };
       const argv = geminiArgv({ bin: 'gemini', model: 'm', extraArgs: [] }, request);
-      for (const arg of argv.slice(1, argv.indexOf('--'))) if (arg.startsWith('-')) flags.add(arg);
+      // The prompt is `--prompt-interactive=<text>` (headless: `--prompt=<text>`): the flag is the part before "=".
+      for (const arg of argv.slice(1)) if (arg.startsWith('-')) flags.add(arg.split('=')[0] as string);
     }
   }
-  // The headless prompt is `--prompt=<text>`: the flag is the part before "=".
   for (const arg of geminiHeadlessArgv({ bin: 'gemini', extraArgs: [] }, headlessRequest('/tmp')).slice(1)) if (arg.startsWith('-')) flags.add(arg.split('=')[0] as string);
   return [...flags];
 }
@@ -83,6 +83,18 @@ describe('gemini CLI contract', () => {
     });
   }, 90_000);
 
+  it.skipIf(!cli)('reads the worker’s prompt, one starting with "-" too, as its interactive prompt', async () => {
+    await withHome(async (home) => {
+      const request: HarnessRequest = { task, role: 'worker', prompt: '-x fix the bug', respawn: false, effort: null, workspace: home };
+      const argv = geminiArgv({ bin: 'gemini', extraArgs: [] }, request, join(geminiDir({}, home), 'policies'));
+      // The CLI refuses --prompt beside an interactive prompt while parsing, before any request:
+      // the refusal proves the argv's prompt reached the parser as the prompt (after `--` it did not).
+      const run = await runGeminiFully([...argv.slice(1, -1), '--prompt', 'p', ...argv.slice(-1)], home);
+      expect(run.exitCode, run.all).not.toBe(0);
+      expect(run.stderr, run.all).toMatch(/^Cannot use both --prompt \(-p\) and --prompt-interactive \(-i\) together$/m);
+    });
+  }, 90_000);
+
   it.skipIf(!cli)('loads the reviewer policy without a policy error', async () => {
     await withHome(async (home) => {
       const ws = join(home, 'ws');
@@ -91,7 +103,8 @@ describe('gemini CLI contract', () => {
       const request: HarnessRequest = { task, role: 'reviewer', prompt: 'p', respawn: false, effort: null, workspace: ws };
       const argv = geminiArgv({ bin: 'gemini', extraArgs: [] }, request, join(geminiDir({}, home), 'policies'));
       // Without credentials the CLI stops at authentication, after it has loaded its policies.
-      const output = await runGemini(argv.slice(1), home, ws);
+      // The prompt is left out: without a terminal on stdin the CLI refuses an interactive one first.
+      const output = await runGemini(argv.slice(1, -1), home, ws);
       expect(output).not.toMatch(/policy file error|invalid policy/i);
       expect(output).toMatch(/auth method/i);
     });

@@ -29,15 +29,15 @@ function request(overrides: Partial<HarnessRequest> = {}): HarnessRequest {
 }
 
 describe('gemini harness', () => {
-  it('starts an interactive gemini in yolo mode in a trusted worktree, the prompt after --', async () => {
+  it('starts an interactive gemini in yolo mode in a trusted worktree, the prompt as --prompt-interactive', async () => {
     const h = await harness();
-    expect(h.command(request()).argv).toEqual(['gemini', '--skip-trust', '--approval-mode', 'yolo', '--', 'do the task']);
+    expect(h.command(request()).argv).toEqual(['gemini', '--skip-trust', '--approval-mode', 'yolo', '--prompt-interactive=do the task']);
   });
 
   it('respawns in auto_edit mode instead of yolo', async () => {
     const h = await harness();
     const argv = h.command(request({ respawn: true })).argv;
-    expect(argv).toEqual(['gemini', '--skip-trust', '--approval-mode', 'auto_edit', '--', 'do the task']);
+    expect(argv).toEqual(['gemini', '--skip-trust', '--approval-mode', 'auto_edit', '--prompt-interactive=do the task']);
     expect(argv).not.toContain('yolo');
   });
 
@@ -51,8 +51,7 @@ describe('gemini harness', () => {
       '--model',
       'gemini-2.5-pro',
       '--debug',
-      '--',
-      'do the task',
+      '--prompt-interactive=do the task',
     ]);
   });
 
@@ -63,9 +62,11 @@ describe('gemini harness', () => {
     expect(records).toContainEqual(expect.objectContaining({ level: 'warn', component: 'gemini', msg: 'effort ignored: the Gemini CLI has no effort setting', effort: 'high', role: 'reviewer' }));
   });
 
-  it('keeps a prompt starting with a dash as the prompt', async () => {
+  it('keeps a prompt starting with a dash as the prompt, joined to its flag', async () => {
     const h = await harness();
-    expect(h.command(request({ prompt: '--help me' })).argv.slice(-2)).toEqual(['--', '--help me']);
+    const argv = h.command(request({ prompt: '--help me' })).argv;
+    expect(argv.at(-1)).toBe('--prompt-interactive=--help me');
+    expect(argv).not.toContain('--');
   });
 
   it('loads the reviewer policy for reviewers, keeping the user’s own policies', async () => {
@@ -80,8 +81,7 @@ describe('gemini harness', () => {
       join(ws, REVIEWER_POLICY_PATH),
       '--policy',
       join(geminiDir(), 'policies'),
-      '--',
-      'do the task',
+      '--prompt-interactive=do the task',
     ]);
   });
 

@@ -40,8 +40,9 @@ export function geminiArgv(options: Pick<ResolvedGeminiOptions, 'bin' | 'model' 
   }
   // The Gemini CLI has no effort flag (its thinking budget is a settings.json entry): ignored.
   argv.push(...options.extraArgs);
-  // `--` keeps a prompt that starts with "-" from being read as an option.
-  argv.push('--', request.prompt);
+  // Not `-- <prompt>`: the CLI's parser leaves what follows `--` out of its query, so the agent
+  // would start with no prompt. Joined with `=`, a prompt starting with "-" is still the value.
+  argv.push(`--prompt-interactive=${request.prompt}`);
   return argv;
 }
 

@@ -78,6 +78,27 @@ describe('opencode CLI contract', () => {
     });
   }, 90_000);
 
+  it.skipIf(!cli)('takes a worker’s prompt starting with "-" as its message, quoted as opencode quotes one with spaces', async () => {
+    await withHome(async (home) => {
+      const ws = join(home, 'ws');
+      await mkdir(ws);
+      await execa('git', ['init', '-q', ws]);
+      const task = newTaskMeta({ id: 'g'.repeat(21), project: 'demo', branch: 'x', status: 'working' });
+      const request: HarnessRequest = { task, role: 'worker', prompt: '-x fix "it"', respawn: false, effort: null, workspace: ws };
+      // A model of no provider fails the run after opencode stored the message and before any request.
+      const argv = opencodeArgv({ bin: 'opencode', model: 'orange-none/no-such-model', extraArgs: [] }, request);
+      const run = await runOpencode(argv.slice(1), { home, cwd: ws });
+      expect(run.all).not.toMatch(/You must provide a message/);
+      const sessions = JSON.parse((await runOpencode(['session', 'list', '--format', 'json'], { home, cwd: ws })).stdout) as Array<{ id: string }>;
+      expect(sessions, run.all).toHaveLength(1);
+      const exported = (await runOpencode(['export', sessions[0]!.id], { home, cwd: ws })).stdout;
+      const session = JSON.parse(exported.slice(exported.indexOf('{'))) as { messages: Array<{ info: { role: string }; parts: Array<{ type: string; text?: string }> }> };
+      const sent = session.messages.filter((m) => m.info.role === 'user').flatMap((m) => m.parts.filter((part) => part.type === 'text').map((part) => part.text));
+      // docs/plugins/opencode.md: an argument with a space reaches the model in double quotes, its own quotes escaped.
+      expect(sent, exported).toEqual(['"-x fix \\"it\\""']);
+    });
+  }, 90_000);
+
   it.skipIf(!cli)('reads Orange’s opencode.json and the reviewer’s inline config as permission rules, Orange’s last', async () => {
     await withHome(async (home) => {
       const ws = join(home, 'ws');

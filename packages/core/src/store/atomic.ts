@@ -16,13 +16,21 @@ export interface TempFile {
 /**
  * Writes `content` to a new temp file beside `path` (not yet renamed over it). `sync: false` skips
  * the fsync: a killed process still leaves the old or the new file, only a power cut could not.
+ * `backdate: true` sets its mtime a millisecond before the write, for an identity that is kept to
+ * tell later writes apart: file times can move in coarse ticks (a 4 ms jiffy on Linux before 6.13's
+ * fine-grained times), so a write into the file within the same tick would otherwise keep inode,
+ * size and mtime alike (git's "racy" case).
  */
-export async function writeTemp(path: string, content: string, options: { sync?: boolean } = {}): Promise<TempFile> {
+export async function writeTemp(path: string, content: string, options: { sync?: boolean; backdate?: boolean } = {}): Promise<TempFile> {
   await mkdir(dirname(path), { recursive: true });
   const temp = tempPath(path);
   const handle = await open(temp, 'w', 0o644);
   try {
     await handle.writeFile(content, 'utf8');
+    if (options.backdate) {
+      const written = await handle.stat();
+      await handle.utimes(written.atime, new Date(Math.floor(written.mtimeMs) - 1));
+    }
     if (options.sync !== false) await handle.sync();
     const { ino, size, mtimeMs } = await handle.stat();
     return { path: temp, stat: { ino, size, mtimeMs } };

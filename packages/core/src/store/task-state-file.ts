@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { OrangeError } from '../errors.js';
 import { TaskMetaSchema } from '../task.js';
 import { writeFileAtomic } from './atomic.js';
-import { openRegularFile } from './regular-file.js';
+import { readRegularFileSync } from './regular-file.js';
 import { FREE_FIELDS, type FreeField, type TaskState } from './task-state.js';
 
 const FileIdentitySchema = z.object({ ino: z.number(), size: z.number(), mtimeMs: z.number() });
@@ -16,11 +16,13 @@ const TaskStateSchema = z.object({
 
 const STATE_MAX_BYTES = 1024 * 1024;
 
-/** Reads a task's `state.json`; null when the task has none (written by an older Orange). */
-export async function readTaskState(path: string, taskDir: string, what: string): Promise<TaskState | null> {
-  const file = await openRegularFile(path, { maxBytes: STATE_MAX_BYTES, within: taskDir, what });
+/**
+ * Reads a task's `state.json`; null when the task has none (written by an older Orange). Read
+ * synchronously: a small file, and a listing that rebuilds its index reads thousands of them.
+ */
+export function readTaskState(path: string, taskDir: string, what: string): TaskState | null {
+  const file = readRegularFileSync(path, { maxBytes: STATE_MAX_BYTES, within: taskDir, what });
   if (file === null) return null;
-  await file.handle.close();
   let json: unknown;
   try {
     json = JSON.parse(file.text);

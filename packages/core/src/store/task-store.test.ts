@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { mkdir, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { existsSync, statSync } from 'node:fs';
+import { mkdir, readdir, readFile, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { errorOf, sandbox, taskIn, type Sandbox } from '../../test/fixtures.js';
@@ -150,4 +151,72 @@ describe('the listing index', () => {
     await writeFile(box.orange.paths.taskIndexFile('demo'), JSON.stringify({ v: 1, entries: { [a.id]: { k: 'x', meta: { id: a.id, summary: 'forged' } } } }));
     expect((await summaries())[a.id]).toBe('changed by hand');
   });
+
+  it('lists every task when the index file is missing, and writes it again', async () => {
+    const a = await taskIn(box, 'planning');
+    const b = await taskIn(box, 'working');
+    const index = box.orange.paths.taskIndexFile('demo');
+    expect(existsSync(index)).toBe(false);
+    const statuses = async () => Object.fromEntries((await box.orange.store.list('demo')).tasks.map((t) => [t.meta.id, t.meta.status]));
+    expect(await statuses()).toEqual({ [a.id]: 'planning', [b.id]: 'working' });
+    expect(existsSync(index)).toBe(true);
+    await rm(index);
+    await editLine(a.id, 'summary', 'edited while there was no index');
+    expect(await statuses()).toEqual({ [a.id]: 'planning', [b.id]: 'working' });
+    expect((await box.orange.store.list('demo')).tasks.find((t) => t.meta.id === a.id)?.meta.summary).toBe('edited while there was no index');
+    expect(Object.keys((JSON.parse(await readFile(index, 'utf8')) as { entries: object }).entries).sort()).toEqual([a.id, b.id].sort());
+  });
+
+  it('flags a hand-edited status as tampered, also when the listing is served from the index', async () => {
+    const ref = await taskIn(box, 'planning');
+    await editLine(ref.id, 'status', 'done');
+    const listed = async () => (await box.orange.store.list('demo')).tasks.find((t) => t.meta.id === ref.id);
+    expect(await listed()).toEqual({ meta: expect.objectContaining({ status: 'planning' }), tampered: ['status'] });
+    // Files old enough for the entry to be trusted: the next listing caches it with its key.
+    await ageTaskFiles(ref.id);
+    await box.orange.store.list('demo');
+    const index = box.orange.paths.taskIndexFile('demo');
+    const stored = JSON.parse(await readFile(index, 'utf8')) as { v: 1; entries: Record<string, { k: string | null; meta: { summary: string }; tampered: string[] }> };
+    const entry = stored.entries[ref.id]!;
+    expect(entry).toMatchObject({ k: expect.any(String), tampered: ['status'] });
+    // A marker in the cached entry (its key unchanged) shows the next listing comes from the index.
+    entry.meta.summary = 'served from the index';
+    await writeFile(index, JSON.stringify(stored));
+    expect(await listed()).toEqual({ meta: expect.objectContaining({ status: 'planning', summary: 'served from the index' }), tampered: ['status'] });
+  });
+
+  it('sees a hand edit that keeps size, inode and mtime when the entry was computed within the same mtime window (racy)', async () => {
+    const ref = await taskIn(box, 'planning');
+    // TASK.md edited by hand once, so its listing is read from the file itself.
+    await editLine(ref.id, 'summary', 'first hand edit');
+    const listedSummary = async () => (await box.orange.store.list('demo')).tasks.find((t) => t.meta.id === ref.id)?.meta.summary;
+    expect(await listedSummary()).toBe('first hand edit');
+    // A second edit in place, of the same size, landing in the same mtime tick: the files' key is
+    // unchanged, so only the racy rule (an entry computed so soon after a write is not trusted) sees it.
+    await editInPlaceKeepingMtime(ref.id, 'summary', 'other hand edit');
+    expect(await listedSummary()).toBe('other hand edit');
+  });
 });
+
+/** Sets a task's files' times 10 s back, as if the last write were long past. */
+async function ageTaskFiles(id: string): Promise<void> {
+  const files = box.orange.paths.taskFiles('demo', id);
+  const past = new Date(Date.now() - 10_000);
+  for (const path of [files.task, files.state, files.history]) await utimes(path, past, past);
+}
+
+/**
+ * Rewrites one front matter line of TASK.md in place (same inode) with a value of the same length,
+ * then puts the file's mtime back to the nanosecond: what a second save within one mtime tick looks like.
+ */
+async function editInPlaceKeepingMtime(id: string, field: string, value: string): Promise<void> {
+  const before = statSync(file(id), { bigint: true });
+  const text = await readFile(file(id), 'utf8');
+  const edited = text.replace(new RegExp(`^${field}: .*$`, 'm'), `${field}: ${value}`);
+  expect(Buffer.byteLength(edited)).toBe(Buffer.byteLength(text));
+  await writeFile(file(id), edited);
+  const ns = before.mtimeNs;
+  execFileSync('touch', ['-m', '-d', `@${ns / 1_000_000_000n}.${String(ns % 1_000_000_000n).padStart(9, '0')}`, file(id)]);
+  const after = statSync(file(id), { bigint: true });
+  expect([after.ino, after.size, after.mtimeNs]).toEqual([before.ino, before.size, before.mtimeNs]);
+}

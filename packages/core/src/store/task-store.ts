@@ -10,7 +10,7 @@ import { mergeLines } from './line-merge.js';
 import { withLock } from './lock.js';
 import { assertProjectName, assertTaskId, projectNameProblem } from './names.js';
 import type { OrangePaths } from './paths.js';
-import { openRegularFile, readAll, type OpenedFile } from './regular-file.js';
+import { openRegularFile, readAll, readRegularFileSync, type OpenedFile } from './regular-file.js';
 import { TaskIndex, type IndexEntry } from './task-index.js';
 import { parseFrontMatter, serializeTask, splitTaskFile, taskMetaFrom } from './task-file.js';
 import { readTaskState, writeTaskState } from './task-state-file.js';
@@ -376,7 +376,8 @@ export class TaskStore {
     if (written === previous) await removeStaleTemps(dir);
     const text = serializeTask(task);
     // No fsync: TASK.md's fields of record are in the state (synced); its body is the agents'.
-    const temp = await writeTemp(path, text, { sync: false });
+    // Backdated: the identity kept as `rendered` must differ from any editor's save after it.
+    const temp = await writeTemp(path, text, { sync: false, backdate: true });
     try {
       let state = written;
       if (state === null || state === previous || !sameFields(state.meta, task.meta)) {
@@ -465,17 +466,36 @@ export class TaskStore {
   private async indexEntry(project: string, id: string): Promise<IndexEntry> {
     try {
       const state = await this.readState(project, id);
-      if (state?.rendered && sameFile(lstatSync(this.paths.taskFile(project, id), { throwIfNoEntry: false }), state.rendered)) {
+      const path = this.paths.taskFile(project, id);
+      if (state?.rendered && sameFile(lstatSync(path, { throwIfNoEntry: false }), state.rendered)) {
         return { meta: state.meta, tampered: [] };
       }
       // A TASK.md naming another task is listed as this task, marked forged — never as the other one.
-      const { task, tampered } = await this.inspect(project, id, { acceptForeign: true });
+      const { task, tampered } = this.viewAtOnce(project, id, state) ?? (await this.inspect(project, id, { acceptForeign: true }));
       return { meta: task.meta, tampered: tampered.map((t) => t.field) };
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ENOENT' || code === 'E_TASK_NOT_FOUND') return { gone: true };
       return { error: error instanceof Error ? error.message : String(error) };
     }
+  }
+
+  /**
+   * `inspect` (foreign files accepted) from one synchronous read of TASK.md, as a rebuilt index
+   * needs it for thousands of tasks; null when TASK.md does not parse, so that `inspect` waits for
+   * an editor that is rewriting it, or reports the error.
+   */
+  private viewAtOnce(project: string, id: string, state: TaskState | null): TaskInspection | null {
+    const path = this.paths.taskFile(project, id);
+    const file = readRegularFileSync(path, { maxBytes: TASK_FILE_MAX_BYTES, within: this.paths.taskDir(project, id), what: `task ${id}: TASK.md` });
+    if (file === null) return null;
+    let parsed: { fields: TaskMeta; body: string };
+    try {
+      parsed = this.parse(file.text, path, file.mtimeMs);
+    } catch {
+      return null;
+    }
+    return this.view(project, id, state, { file: null, ...parsed }, { acceptForeign: true });
   }
 
   /** Directories under `tasks/` that are project names; stray files are skipped. */

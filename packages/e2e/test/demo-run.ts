@@ -1,0 +1,168 @@
+import { readdir, readFile, readlink, rm } from 'node:fs/promises';
+import { join, sep } from 'node:path';
+import { execa } from 'execa';
+import { CLI } from './sandbox.js';
+
+/** What `orange demo --json` prints. */
+export interface DemoJson {
+  readonly ok: boolean;
+  readonly sandbox: string;
+  readonly rows: ReadonlyArray<Record<string, string>>;
+  readonly error?: string;
+  readonly log?: string;
+}
+
+/** One `orange demo` run in a temp folder of the test's own, and what explains it if it failed. */
+export interface DemoRun {
+  readonly exitCode: number | undefined;
+  readonly signal: string | undefined;
+  readonly stdout: string;
+  readonly stderr: string;
+  /** The printed JSON; undefined when the demo printed none (killed, or crashed before). */
+  readonly result: DemoJson | undefined;
+  /** The demo's tmux server (it names the server after its own pid). */
+  readonly socket: string;
+  /**
+   * Exit, stderr, stdout, the JSON's log, and the end of every orange.log and agent log still
+   * in the temp folder: read before any cleanup, so a demo killed before it printed (the test's
+   * timeout, a crash) still explains itself.
+   */
+  readonly report: string;
+}
+
+/** Lines of orange.log (and of each agent log) a report quotes. */
+const LOG_TAIL_LINES = 60;
+const AGENT_LOG_TAIL_LINES = 20;
+
+/**
+ * Runs `orange <args>` (a demo) with TMPDIR set to `temp`. The run is ended with SIGTERM after
+ * `timeoutMs`, as a test's timeout would, or as soon as `stopWhen` holds (checked while it runs).
+ */
+export async function runDemo(temp: string, args: readonly string[], options: { timeoutMs: number; stopWhen?: () => Promise<boolean> }): Promise<DemoRun> {
+  const { TMUX: _t, TMUX_PANE: _p, ORANGE_TASK_ID: _i, ORANGE_PROJECT: _j, ORANGE_HOME: _h, ...env } = process.env;
+  const demo = execa(process.execPath, [CLI, ...args], {
+    env: { ...env, TMPDIR: temp },
+    extendEnv: false,
+    reject: false,
+    timeout: options.timeoutMs,
+    // SIGTERM alone, then whatever the demo leaves is endDemo's to find.
+    forceKillAfterDelay: false,
+  });
+  const socket = `orange-demo-${String(demo.pid)}`;
+  let running = true;
+  const watcher = (async () => {
+    while (running && options.stopWhen) {
+      if (await options.stopWhen().catch(() => false)) {
+        demo.kill('SIGTERM');
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  })();
+  const run = await demo;
+  running = false;
+  await watcher;
+  let result: DemoJson | undefined;
+  try {
+    result = JSON.parse(String(run.stdout)) as DemoJson;
+  } catch {
+    // Not JSON: the report prints what it was.
+  }
+  const stdout = String(run.stdout);
+  const stderr = String(run.stderr);
+  const ending = run.exitCode === undefined ? `was ended by ${String(run.signal)}` : `exited ${run.exitCode}`;
+  const head = `orange ${args.join(' ')} ${ending}${run.timedOut ? ` (timed out after ${options.timeoutMs / 1000} s)` : ''}`;
+  const sections = [head, `stderr:\n${stderr || '(empty)'}`, `stdout:\n${stdout || '(empty)'}`];
+  // Printed as text, not as the JSON's escaped string.
+  if (result?.log) sections.push(`orange.log (end, from the demo's JSON):\n${result.log}`);
+  sections.push(...(await sandboxLogs(temp)));
+  return { exitCode: run.exitCode, signal: run.signal, stdout, stderr, result, socket, report: sections.join('\n\n') };
+}
+
+/** The demo's sandboxes still in `temp` (each `orange-demo-*`). */
+export async function demoSandboxes(temp: string): Promise<string[]> {
+  const names = await readdir(temp).catch(() => [] as string[]);
+  return names.filter((name) => name.startsWith('orange-demo-')).map((name) => join(temp, name));
+}
+
+/** The ids of the tasks in the sandboxes still in `temp`. */
+export async function demoTaskIds(temp: string): Promise<string[]> {
+  const ids: string[] = [];
+  for (const sandbox of await demoSandboxes(temp)) {
+    // Task ids only: the folder also holds the listing index (.index.json).
+    const names = await readdir(join(sandbox, 'home', 'tasks', 'sandbox')).catch(() => [] as string[]);
+    ids.push(...names.filter((name) => !name.startsWith('.')));
+  }
+  return ids;
+}
+
+async function sandboxLogs(temp: string): Promise<string[]> {
+  const sections: string[] = [];
+  for (const sandbox of await demoSandboxes(temp)) {
+    const home = join(sandbox, 'home');
+    const log = await tail(join(home, 'orange.log'), LOG_TAIL_LINES);
+    sections.push(`orange.log (end, read from ${join(home, 'orange.log')}):\n${log ?? '(none)'}`);
+    for (const name of (await readdir(join(home, 'agent-logs')).catch(() => [] as string[])).sort()) {
+      sections.push(`agent log ${name} (end):\n${(await tail(join(home, 'agent-logs', name), AGENT_LOG_TAIL_LINES)) ?? '(unreadable)'}`);
+    }
+  }
+  return sections;
+}
+
+async function tail(file: string, lines: number): Promise<string | null> {
+  const text = await readFile(file, 'utf8').catch(() => null);
+  return text === null ? null : text.trimEnd().split('\n').slice(-lines).join('\n') || '(empty)';
+}
+
+/**
+ * Live processes of a demo run: those working inside `temp` (their cwd is in it: agents, their
+ * wrappers, the monitor, the tmux server) and those naming one of `ids` (exit reports). The cwd
+ * comes from /proc where there is one; zombies have none and are not counted.
+ */
+export async function demoProcesses(temp: string, ids: readonly string[]): Promise<Array<{ pid: number; args: string }>> {
+  const ps = await execa('ps', ['-A', '-o', 'pid=,args='], { reject: false });
+  if (ps.exitCode !== 0) throw new Error(`ps failed: ${ps.stderr || ps.message}`);
+  const found: Array<{ pid: number; args: string }> = [];
+  for (const line of String(ps.stdout).split('\n')) {
+    const match = /^\s*(\d+)\s+(.*)$/.exec(line);
+    if (!match) continue;
+    const pid = Number(match[1]);
+    const args = match[2] as string;
+    if (pid === process.pid) continue;
+    const cwd = await readlink(`/proc/${pid}/cwd`).catch(() => null);
+    const inside = cwd !== null && (cwd === temp || cwd.startsWith(temp + sep));
+    if (inside || ids.some((id) => args.includes(id))) found.push({ pid, args });
+  }
+  return found;
+}
+
+/**
+ * Ends whatever a demo left in `temp` and empties it: the panes' processes first by SIGKILL (a
+ * wrapper so killed cannot report its agent's end), then the tmux server, then every process
+ * of the run until none is seen for several scans in a row (an exit report started just before
+ * would otherwise recreate the sandbox), then the sandboxes. Nothing here trusts the demo.
+ */
+export async function endDemo(temp: string, socket: string): Promise<void> {
+  const ids = await demoTaskIds(temp);
+  const panes = await execa('tmux', ['-L', socket, 'list-panes', '-a', '-F', '#{pane_pid}'], { reject: false });
+  for (const pid of String(panes.stdout).split('\n').filter(Boolean)) kill(-Number(pid));
+  await execa('tmux', ['-L', socket, 'kill-server'], { reject: false });
+  const deadline = Date.now() + 20_000;
+  let clearScans = 0;
+  while (clearScans < 5) {
+    const left = await demoProcesses(temp, ids);
+    for (const { pid } of left) kill(pid);
+    clearScans = left.length === 0 ? clearScans + 1 : 0;
+    if (Date.now() > deadline) throw new Error(`processes of the demo survived SIGKILL for 20 s: ${left.map((p) => `${p.pid} ${p.args}`).join('; ')}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  for (const name of await readdir(temp).catch(() => [] as string[])) await rm(join(temp, name), { recursive: true, force: true, maxRetries: 3 });
+}
+
+function kill(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+}
