@@ -196,12 +196,13 @@ async function harnessVersion(orange: Orange, name: string): Promise<string | nu
   return toolVersion(program, ['--version']);
 }
 
-/** The first line a tool prints for its version, or null when it cannot be run. */
+/** The first line a tool prints for its version (on stdout, or on stderr as pi does), or null when it cannot be run. */
 async function toolVersion(program: string, args: readonly string[]): Promise<string | null> {
   const { execa } = await import('execa');
   const result = await execa(program, args, { reject: false, timeout: 5000, stdin: 'ignore' });
   if (result.exitCode !== 0) return null;
-  const line = String(result.stdout).split('\n')[0]?.trim() ?? '';
+  const printed = String(result.stdout).trim() || String(result.stderr).trim();
+  const line = printed.split('\n')[0]?.trim() ?? '';
   return line.replace(/^(git version|tmux|gh version)\s+/i, '') || null;
 }
 

@@ -71,6 +71,17 @@ describe('orange doctor', () => {
     expect(report.notes.join('\n')).toContain('gh is not installed');
   });
 
+
+  it('reads a version printed on stderr, as pi prints it', async () => {
+    const bin = join(box.dir, 'bin-pi');
+    await mkdir(bin, { recursive: true });
+    await writeFile(join(bin, 'pi'), '#!/bin/sh\necho "0.73.1" >&2\n');
+    await chmod(join(bin, 'pi'), 0o755);
+    const cwd = join(root, 'examples', 'custom-hook-plugin');
+    const result = await box.orange(['doctor', '--json'], { cwd, env: { PATH: `${bin}:${env.PATH}` } });
+    const report = JSON.parse(result.stdout) as Report;
+    expect(report.harnesses.find((h) => h.name === 'pi'), explain(result)).toEqual({ name: 'pi', installed: true, version: '0.73.1', from: 'built-in' });
+  });
   it('prints the same for people, with the providers in columns', async () => {
     const result = await box.orange(['doctor'], { cwd: join(root, 'examples', 'custom-hook-plugin'), env });
     expect(result.code, explain(result)).toBe(0);
