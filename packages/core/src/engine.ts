@@ -33,6 +33,12 @@ export interface TransitionOptions {
   readonly force?: boolean;
   /** False: the caller raises its own notification for this move, so no `status.changed` one is raised. */
   readonly notify?: boolean;
+  /**
+   * A change to the body that lands in the same write as the new status, so a refused move writes
+   * neither (`task request-changes`' notes). Applied to the body as TASK.md has it then (an agent may
+   * have edited it); the checks (guard, gate, vetoes) see the body it gives. May run more than once.
+   */
+  readonly body?: (current: string) => string;
 }
 
 export interface TransitionResult {
@@ -184,11 +190,13 @@ export class Engine {
     const from = task.meta.status;
     const cause = options.cause ?? 'request';
     const workflow = await this.orange.workflowForProject(task.meta.project);
+    // The move is checked on the task as it would be written: its body changed, its status not yet.
+    const seen = options.body ? { ...task, body: options.body(task.body) } : task;
     try {
-      const transition = await this.select(workflow, task, to, options);
+      const transition = await this.select(workflow, seen, to, options);
       const event: TransitionEvent = {
         orange: this.orange,
-        task,
+        task: seen,
         workflow,
         transition,
         from,
@@ -221,7 +229,7 @@ export class Engine {
   private async applyTransition(prepared: PreparedTransition, deferred: Deferred[]): Promise<TransitionResult> {
     const { event, options } = prepared;
     const { task, workflow, transition, from, to, cause } = event;
-    let current = await this.orange.store.update(task.meta.project, task.meta.id, { status: to });
+    let current = await this.orange.store.update(task.meta.project, task.meta.id, { status: to }, options.body);
     // The ledger entry follows the write at once: a status of record exists only with it.
     await this.record(current, {
       type: 'status.changed',

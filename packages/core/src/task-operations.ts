@@ -134,7 +134,8 @@ export async function openPullRequest(orange: Orange, ref: TaskRef): Promise<{ u
 
 /**
  * A human asks for changes on a task in review (`reviewing → working`, whose `notify_worker` tells
- * the worker to read ## Review and ## Notes): the instructions, if any, are added to ## Notes first.
+ * the worker to read ## Review and ## Notes): the instructions, if any, are added to ## Notes in
+ * the same write as the move, so a refused move (a plugin's veto) leaves TASK.md as it was.
  */
 export async function requestChanges(orange: Orange, ref: TaskRef, instructions: string): Promise<TransitionResult> {
   const task = await orange.engine.readVerified(ref);
@@ -143,14 +144,11 @@ export async function requestChanges(orange: Orange, ref: TaskRef, instructions:
     throw new TransitionRefused('E_ILLEGAL_TRANSITION', task.meta.status, 'working', `task ${ref.id} is ${task.meta.status}; changes are requested on a task in reviewing`);
   }
   const text = instructions.trim();
-  if (text !== '') {
-    await orange.store.withTaskLock(ref.project, ref.id, () =>
-      orange.store.update(ref.project, ref.id, {}, (body) => {
-        const notes = parseSections(body).get('Notes')?.trim() ?? '';
-        const entry = `Changes requested (${new Date().toISOString()}):\n${text}`;
-        return setSection(body, 'Notes', notes ? `${notes}\n\n${entry}` : entry);
-      }),
-    );
-  }
-  return orange.engine.transition(ref, 'working', { cause: 'request', reason: 'changes requested' });
+  // One stamp: the engine may apply the change more than once (checked, then written).
+  const entry = `Changes requested (${new Date().toISOString()}):\n${text}`;
+  const body = (current: string) => {
+    const notes = parseSections(current).get('Notes')?.trim() ?? '';
+    return setSection(current, 'Notes', notes ? `${notes}\n\n${entry}` : entry);
+  };
+  return orange.engine.transition(ref, 'working', { cause: 'request', reason: 'changes requested', ...(text === '' ? {} : { body }) });
 }
