@@ -2,7 +2,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { errorOf, filesOf, sandbox, taskIn, type Sandbox } from '../test/fixtures.js';
 import type { OrangePlugin } from './plugin.js';
 import { parseSections } from './sections.js';
-import { requestChanges } from './task-operations.js';
+import { cancelMove, requestChanges } from './task-operations.js';
+import { classicWorkflow } from './workflow/classic.js';
+import { defaultWorkflow } from './workflow/default.js';
+import type { WorkflowInput } from './workflow/definition.js';
+import { pipelineWorkflow } from './workflow/pipeline.js';
+import { Workflow } from './workflow/workflow.js';
 
 let box: Sandbox | undefined;
 afterEach(async () => box?.cleanup());
@@ -53,5 +58,78 @@ describe('requestChanges', () => {
     await requestChanges(box.orange, ref, '  \n');
     const task = await box.orange.store.read(ref.project, ref.id);
     expect({ status: task.meta.status, body: task.body }).toEqual({ status: 'working', body: REVIEWED });
+  });
+});
+
+/** A built-in workflow, the gates and actions its plugins provide taken as given. */
+function load(input: WorkflowInput): Workflow {
+  const transitions = input.transitions as ReadonlyArray<{ gate?: string; hooks?: readonly string[] }>;
+  return Workflow.load(input, {
+    gates: new Set(transitions.flatMap((t) => (t.gate ? [t.gate] : []))),
+    actions: new Set(transitions.flatMap((t) => t.hooks ?? [])),
+  });
+}
+
+describe('cancelMove', () => {
+  it('is read from the workflow: every status with a transition a cancel takes, and what that move does', () => {
+    const moves = (input: WorkflowInput) => {
+      const workflow = load(input);
+      return Object.fromEntries(workflow.states.map((s) => [s, cancelMove(workflow, s)?.kind ?? null]));
+    };
+    expect(moves(defaultWorkflow)).toEqual({
+      pending: 'cancel',
+      planning: 'cancel',
+      clarification: 'cancel',
+      working: 'cancel',
+      'agent-review': 'cancel',
+      reviewing: 'cancel',
+      stuck: 'cancel',
+      done: null,
+      cancelled: null,
+    });
+    expect(moves(classicWorkflow)).toMatchObject({ pending: 'cancel', working: 'cancel', done: null, cancelled: null });
+    expect(moves(pipelineWorkflow)).toEqual({
+      created: 'stop',
+      classifying: 'stop',
+      awaiting_clarification: 'stop',
+      routing: 'stop',
+      executing: 'stop',
+      retrying: 'stop',
+      escalating: 'stop',
+      verifying: 'stop',
+      stopped: 'abandon',
+      completed: null,
+      failed: null,
+    });
+    expect(cancelMove(load(pipelineWorkflow), 'stopped')).toEqual({ to: 'failed', kind: 'abandon' });
+  });
+
+  it('is null where a custom workflow has no transition a cancel takes (here: reviewing, and a workflow without cancelled)', () => {
+    const custom = (withCancel: boolean) =>
+      load({
+        name: 'custom',
+        initial: 'pending',
+        start: 'working',
+        states: { pending: {}, working: { agent: 'worker' }, reviewing: {}, done: { terminal: true }, ...(withCancel ? { cancelled: { terminal: true } } : {}) },
+        transitions: [
+          { from: 'pending', to: 'working' },
+          { from: 'working', to: 'reviewing' },
+          { from: 'reviewing', to: 'done' },
+          ...(withCancel ? [{ from: 'pending', to: 'cancelled' }, { from: 'working', to: 'cancelled' }] : []),
+        ],
+        exit: { pending: { otherwise: 'mark' }, working: { otherwise: 'mark' }, reviewing: { otherwise: 'mark' } },
+        create: { pending: { hooks: [] } },
+        prompts: {},
+      } as WorkflowInput);
+    const cancellable = custom(true);
+    expect(cancellable.states.map((s) => [s, cancelMove(cancellable, s)?.kind ?? null])).toEqual([
+      ['pending', 'cancel'],
+      ['working', 'cancel'],
+      ['reviewing', null],
+      ['done', null],
+      ['cancelled', null],
+    ]);
+    const never = custom(false);
+    expect(never.states.map((s) => cancelMove(never, s))).toEqual([null, null, null, null]);
   });
 });

@@ -1,4 +1,4 @@
-import { classicWorkflow, OrangeError, pipelineWorkflow, type AttachInfo } from '@orange/core';
+import { cancelQuestion, classicWorkflow, OrangeError, pipelineWorkflow, type AttachInfo } from '@orange/core';
 import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fakeRow, FakeSource, monitorHere, RecordingActions } from '../../test/fake-dashboard.js';
@@ -171,6 +171,25 @@ describe('actions', () => {
     await ui.press('y');
     await ui.shows('cancel done');
     expect(ui.actions.calls).toContain(`cancel ${row.meta.id}`);
+  });
+
+  it('x on a stopped pipeline task offers to abandon it and asks in the words task cancel uses, abandoning only after y', async () => {
+    const row = fakeRow({ status: 'stopped', branch: 'pipe-stopped' }, {}, pipelineWorkflow);
+    const ui = open([row]);
+    ui.actions.cancelCheck = () => ({ to: 'failed', kind: 'abandon', question: cancelQuestion(row.meta, 'abandon') });
+    await ui.shows('x abandon');
+    await ui.press('x');
+    await ui.shows('[y/N]');
+    // The question is cut at the terminal's width; its start says what will happen.
+    await ui.shows(`Abandon stopped task ${row.meta.id} (pipe-stopped): give up the progress`);
+    expect(ui.frame()).not.toContain('Cancel task');
+    await ui.press('n');
+    await ui.shows('not confirmed');
+    expect(ui.actions.calls).toEqual([`checkCancel ${row.meta.id}`]);
+    await ui.press('x');
+    await ui.press('y');
+    await ui.shows('cancel done');
+    expect(ui.actions.calls).toEqual([`checkCancel ${row.meta.id}`, `checkCancel ${row.meta.id}`, `cancel ${row.meta.id}`]);
   });
 
   it('shows a refusal as its one-line reason in the status bar, without asking to confirm', async () => {
@@ -371,14 +390,15 @@ describe('every built-in status', () => {
   });
 
   it.each([
-    ['created', ['⏎ spawn'], ['⏎ respawn', 'd delete']],
-    ['classifying', ['⏎ respawn', 'v TASK.md'], ['⏎ spawn', 'd delete', 'x cancel']],
-    ['awaiting_clarification', ['v TASK.md'], ['⏎', 'd delete']],
-    ['executing', ['⏎ respawn'], ['⏎ spawn', 'd delete']],
-    ['verifying', ['⏎ respawn'], ['d delete']],
-    ['stopped', [], ['⏎', 'd delete', 'm merge']],
-    ['completed', ['d delete'], ['⏎', 'x cancel']],
-    ['failed', ['d delete'], ['⏎', 'x cancel']],
+    // x: a running task is stopped (checkpoint kept), a stopped one abandoned, as `task cancel` does.
+    ['created', ['⏎ spawn', 'x stop'], ['⏎ respawn', 'd delete', 'x cancel']],
+    ['classifying', ['⏎ respawn', 'v TASK.md', 'x stop'], ['⏎ spawn', 'd delete', 'x cancel']],
+    ['awaiting_clarification', ['v TASK.md', 'x stop'], ['⏎', 'd delete']],
+    ['executing', ['⏎ respawn', 'x stop'], ['⏎ spawn', 'd delete']],
+    ['verifying', ['⏎ respawn', 'x stop'], ['d delete']],
+    ['stopped', ['x abandon'], ['⏎', 'd delete', 'm merge', 'x stop']],
+    ['completed', ['d delete'], ['⏎', 'x ']],
+    ['failed', ['d delete'], ['⏎', 'x ']],
   ])('a pipeline task in %s: its row and footer', async (status, shown, hidden) => {
     const ui = open([fakeRow({ status, branch: `pipe-${status}` }, {}, pipelineWorkflow)]);
     await ui.shows(`pipe-${status}`);
