@@ -23,6 +23,7 @@ export {
   Engine,
   type TaskRef,
   type TransitionOptions,
+  type MoveNotification,
   type TransitionResult,
   type CreateTaskInput,
   type CreateTaskResult,
