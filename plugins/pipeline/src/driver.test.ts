@@ -33,6 +33,19 @@ async function moves(b: PipelineBox, ref: TaskRef): Promise<string[]> {
   return (await b.orange.store.history(ref.project, ref.id)).filter((e) => e.type === 'status.changed').map((e) => String(e.to));
 }
 
+/**
+ * A started task whose one phase fails three times in a row (the breaker's length), in a box
+ * that delivers like the driver's own one-shot CLI process: notifications wait in the outbox.
+ */
+async function breakerInOutbox(): Promise<{ b: PipelineBox; ref: TaskRef }> {
+  const plan: Plan = { classify: [{ data: { intent: 'bugfix', confidence: 0.9 } }], fix: [{ ok: false }, { ok: false }, { ok: false }] };
+  const b = await pipelineBox({ intents: { bugfix: { phases: ['fix'] } }, attempts: 2, breaker: 3 }, plan, [], 'outbox');
+  box = b;
+  const ref = await b.task();
+  await b.to(ref, 'classifying');
+  return { b, ref };
+}
+
 describe('the pipeline driver', () => {
   it('trips the breaker on phases that pass while the checks keep failing, however many attempts are left', async () => {
     const { b, ref } = await drive({ attempts: 10, breaker: 3, verify: [FAIL] }, {});
@@ -76,11 +89,7 @@ describe('the pipeline driver', () => {
   });
 
   it('puts the breaker notice in the outbox before the move: a driver killed between the two (the status write throws) is still heard', async () => {
-    // The driver is a one-shot CLI process: what it raises waits in the outbox for a deliverer.
-    const b = await pipelineBox({ intents: { bugfix: { phases: ['fix'] } }, attempts: 2, breaker: 3 }, { classify: [{ data: { intent: 'bugfix', confidence: 0.9 } }], fix: [{ ok: false }, { ok: false }, { ok: false }] }, [], 'outbox');
-    box = b;
-    const ref = await b.task();
-    await b.to(ref, 'classifying');
+    const { b, ref } = await breakerInOutbox();
     const store = b.orange.store;
     const update = store.update.bind(store);
     vi.spyOn(store, 'update').mockImplementation(async (project, id, patch, body) => {
@@ -101,10 +110,7 @@ describe('the pipeline driver', () => {
   });
 
   it('with nothing killed, the outbox holds the notice once, beside its move, and no status notification for failed', async () => {
-    const b = await pipelineBox({ intents: { bugfix: { phases: ['fix'] } }, attempts: 2, breaker: 3 }, { classify: [{ data: { intent: 'bugfix', confidence: 0.9 } }], fix: [{ ok: false }, { ok: false }, { ok: false }] }, [], 'outbox');
-    box = b;
-    const ref = await b.task();
-    await b.to(ref, 'classifying');
+    const { b, ref } = await breakerInOutbox();
     await runPipeline(b.orange, ref);
     await b.orange.notifications.settle();
     expect((await b.meta(ref)).status).toBe('failed');

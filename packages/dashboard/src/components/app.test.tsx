@@ -157,36 +157,23 @@ describe('the footer', () => {
 });
 
 describe('actions', () => {
-  it('cancels only after y at the confirmation', async () => {
-    const row = fakeRow({ status: 'working', branch: 'to-cancel' });
+  it.each([
+    ['a working task', 'cancel', () => fakeRow({ status: 'working', branch: 'to-cancel' }), 'Cancel task'],
+    ['a stopped pipeline task', 'abandon', () => fakeRow({ status: 'stopped', branch: 'to-cancel' }, {}, pipelineWorkflow), 'Abandon stopped task'],
+  ] as const)('x on %s offers to %s it, asks in the words task cancel uses, and acts only after y', async (_what, kind, makeRow, asks) => {
+    const row = makeRow();
     const ui = open([row]);
-    await ui.shows('to-cancel');
+    ui.actions.cancelCheck = () => ({ to: kind === 'abandon' ? 'failed' : 'cancelled', kind, question: cancelQuestion(row.meta, kind) });
+    await ui.shows(`x ${kind}`);
     await ui.press('x');
-    await ui.shows('[y/N]');
-    await ui.press('n');
-    await ui.shows('not confirmed');
-    expect(ui.actions.calls).toEqual([`checkCancel ${row.meta.id}`]);
-    await ui.press('x');
-    await ui.shows('[y/N]');
-    await ui.press('y');
-    await ui.shows('cancel done');
-    expect(ui.actions.calls).toContain(`cancel ${row.meta.id}`);
-  });
-
-  it('x on a stopped pipeline task offers to abandon it and asks in the words task cancel uses, abandoning only after y', async () => {
-    const row = fakeRow({ status: 'stopped', branch: 'pipe-stopped' }, {}, pipelineWorkflow);
-    const ui = open([row]);
-    ui.actions.cancelCheck = () => ({ to: 'failed', kind: 'abandon', question: cancelQuestion(row.meta, 'abandon') });
-    await ui.shows('x abandon');
-    await ui.press('x');
-    await ui.shows('[y/N]');
     // The question is cut at the terminal's width; its start says what will happen.
-    await ui.shows(`Abandon stopped task ${row.meta.id} (pipe-stopped): give up the progress`);
-    expect(ui.frame()).not.toContain('Cancel task');
+    await ui.shows(`${asks} ${row.meta.id} (`);
+    await ui.shows('[y/N]');
     await ui.press('n');
     await ui.shows('not confirmed');
     expect(ui.actions.calls).toEqual([`checkCancel ${row.meta.id}`]);
     await ui.press('x');
+    await ui.shows('[y/N]');
     await ui.press('y');
     await ui.shows('cancel done');
     expect(ui.actions.calls).toEqual([`checkCancel ${row.meta.id}`, `checkCancel ${row.meta.id}`, `cancel ${row.meta.id}`]);
