@@ -67,6 +67,8 @@ describe('pipeline tasks on the command line', () => {
 
   it('cancels a task into stopped with its report, cancels it again to abandon it (failed, checkpoint kept), and then deletes it', async () => {
     const meta = await box.createTask(['fix/abandon', 'Abandon me', '--budget', '1.5']);
+    const askedToStop = await box.orange(['task', 'cancel', meta.id]);
+    expect(askedToStop.stderr).toBe(`orange: Stop task ${meta.id} (created, fix/abandon), keeping its checkpoint for orange task resume needs confirmation and there is no terminal to ask; pass --yes`);
     const stop = await box.orange(['task', 'cancel', meta.id, '--yes']);
     expect(stop.code, stop.stderr).toBe(0);
     expect(stop.stdout.split('\n')).toEqual([

@@ -116,6 +116,18 @@ describe('transition options and the bus', () => {
     expect(got.map((n) => [n.event, n.task.id])).toEqual([['status.changed', loud.id]]);
   });
 
+  it('checks a move that carries a body change on the body it gives, and writes both in one go; refused, neither', async () => {
+    box = await sandbox();
+    const ref = await taskIn(box, 'planning', { body: '## Context\n\nadd a button\n' });
+    const before = await filesOf(box, ref);
+    const thin = await errorOf(box.orange.engine.transition(ref, 'working', { body: (b) => setSection(b, 'Plan', 'APPROACH:') }));
+    expect(thin).toMatchObject({ code: 'E_GATE_FAILED', message: expect.stringContaining('planning → working refused: ## Plan needs a line') });
+    expect(await filesOf(box, ref)).toEqual(before);
+    const moved = await box.orange.engine.transition(ref, 'working', { body: (b) => setSection(b, 'Plan', 'APPROACH: one component\nTOUCHING: ui.ts') });
+    expect(moved.task.meta.status).toBe('working');
+    expect(moved.task.body).toBe('## Context\n\nadd a button\n\n## Plan\n\nAPPROACH: one component\nTOUCHING: ui.ts\n');
+  });
+
   it('returns the task as stored after afterTransition taps wrote to it', async () => {
     const writer: OrangePlugin = {
       name: 'writer',

@@ -2,6 +2,7 @@ import { isOrangeError, OrangeError, TransitionRefused, type ErrorCode } from '.
 import { decideExit, exitHandledInStatus, type ExitDecision } from './exit-rules.js';
 import { evaluateGuard } from './guard.js';
 import type { ActionContext, Cause, RefusalCheck, TransitionEvent } from './hooks.js';
+import type { NotificationInput } from './notifications.js';
 import type { Orange } from './orange.js';
 import { parseSections, sectionNameProblem, setSection, strayHeading } from './sections.js';
 import type { HistoryEvent } from './store/history.js';
@@ -33,7 +34,22 @@ export interface TransitionOptions {
   readonly force?: boolean;
   /** False: the caller raises its own notification for this move, so no `status.changed` one is raised. */
   readonly notify?: boolean;
+  /**
+   * A change to the body that lands in the same write as the new status, so a refused move writes
+   * neither (`task request-changes`' notes). Applied to the body as TASK.md has it then (an agent may
+   * have edited it); the checks (guard, gate, vetoes) see the body it gives. May run more than once.
+   */
+  readonly body?: (current: string) => string;
+  /**
+   * The move's own notification, raised instead of the core's `status.changed` one (the pipeline's
+   * breaker notice). It is made durable after the checks and before the status is written (the
+   * outbox of a one-shot process), so a process killed between the two cannot move the task unheard.
+   */
+  readonly notification?: MoveNotification;
 }
+
+/** A notification a move carries; the task, `from` and `to` are the move's. */
+export type MoveNotification = Pick<NotificationInput, 'event' | 'priority' | 'title' | 'reason'>;
 
 export interface TransitionResult {
   readonly task: Task;
@@ -184,18 +200,20 @@ export class Engine {
     const from = task.meta.status;
     const cause = options.cause ?? 'request';
     const workflow = await this.orange.workflowForProject(task.meta.project);
+    // The move is checked on the task as it would be written: its body changed, its status not yet.
+    const seen = options.body ? { ...task, body: options.body(task.body) } : task;
     try {
-      const transition = await this.select(workflow, task, to, options);
+      const transition = await this.select(workflow, seen, to, options);
       const event: TransitionEvent = {
         orange: this.orange,
-        task,
+        task: seen,
         workflow,
         transition,
         from,
         to,
         cause,
         ...(options.reason ? { reason: options.reason } : {}),
-        ...(options.notify === false ? { notify: false } : {}),
+        ...(options.notify === false || options.notification ? { notify: false } : {}),
       };
       const veto = await this.orange.hooks.beforeTransition.promise(event);
       if (typeof veto === 'string' && veto !== '') throw new TransitionRefused('E_VETOED', from, to, veto);
@@ -221,7 +239,9 @@ export class Engine {
   private async applyTransition(prepared: PreparedTransition, deferred: Deferred[]): Promise<TransitionResult> {
     const { event, options } = prepared;
     const { task, workflow, transition, from, to, cause } = event;
-    let current = await this.orange.store.update(task.meta.project, task.meta.id, { status: to });
+    // Durable before the move it announces: a death between the two cannot leave the move unheard.
+    const notify = options.notification ? await this.orange.notifications.stage({ ...options.notification, task: { ...task.meta, status: to }, from, to }) : null;
+    let current = await this.orange.store.update(task.meta.project, task.meta.id, { status: to }, options.body);
     // The ledger entry follows the write at once: a status of record exists only with it.
     await this.record(current, {
       type: 'status.changed',
@@ -232,6 +252,7 @@ export class Engine {
       ...(transition.force ? { forced: true } : {}),
     });
     this.orange.log.info('status changed', { task: task.meta.id, project: task.meta.project, from, to, cause });
+    notify?.();
 
     const { task: afterHooks, failed, failures } = await this.runActions(current, workflow, transition.hooks, from, to, cause, deferred);
     current = await this.writeFresh(afterHooks, {

@@ -227,7 +227,7 @@ export function createHooks() {
     classify: new AsyncSeriesBailHook<[ClassifyEvent], Classification | undefined | void>(['event']),
     /**
      * A pipeline task stopped for a reason someone should hear about (breaker, top tier used up,
-     * budget), after the move; the pipeline plugin raises it as a `pipeline.<kind>` notification.
+     * budget), after the move, which carried its `pipeline.<kind>` notification; taps observe.
      */
     pipelineNotice: new AsyncSeriesHook<[PipelineNoticeEvent]>(['event']),
     /** Transition actions by name; a workflow may only name actions some plugin taps. */

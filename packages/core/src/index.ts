@@ -23,6 +23,7 @@ export {
   Engine,
   type TaskRef,
   type TransitionOptions,
+  type MoveNotification,
   type TransitionResult,
   type CreateTaskInput,
   type CreateTaskResult,
@@ -123,7 +124,7 @@ export {
 } from './store/names.js';
 export { Monitor, type MonitorOptions, type MonitorReport, type PassOptions } from './monitor.js';
 export { MonitorLease, deferredTo, outranks, type MonitorHolder } from './monitor-lease.js';
-export { checkCancel, cancelTask, cancelStatus, checkDelete, deleteTask, checkMerge, mergeTask, openPullRequest, requestChanges, type MergeCheck, type MergeOutcome, type MergeRequest } from './task-operations.js';
+export { checkCancel, cancelTask, cancelStatus, cancelMove, cancelQuestion, type CancelCheck, type CancelKind, type CancelMove, checkDelete, deleteTask, checkMerge, mergeTask, openPullRequest, requestChanges, type MergeCheck, type MergeOutcome, type MergeRequest } from './task-operations.js';
 export { findExecutable } from './executable.js';
 export { headlessData } from './headless-data.js';
 export { inlineText, blockText, oneLineSummary, terminalJson } from './terminal-text.js';

@@ -215,6 +215,35 @@ describe('the outbox (one-shot CLI calls)', () => {
     expect(await outboxNames(box.home)).toEqual([]);
   });
 
+  it("stages a move's own notification in the outbox after the checks, before the status write: none for a refused move, delivered after a death before the write, no status.changed beside it", async () => {
+    const got = { hook: [] as Notification[] };
+    const freeze: OrangePlugin = { name: 'freeze', apply: (orange) => orange.hooks.beforeTransition.tap('freeze', (e) => (e.to === 'stuck' ? 'stuck is frozen' : undefined)) };
+    box = await sandbox({}, [notifiers(got)]);
+    const frozen = await processOn(box.home, [notifiers(got), freeze], { outbox: true });
+    const oneShot = await processOn(box.home, [notifiers(got)], { outbox: true });
+    const ref = await taskIn(box, 'working');
+    const notification = { event: 'plugin.gave_up', priority: 'urgent' as const, title: 'Gave up: a task in working', reason: 'three strikes' };
+    await errorOf(frozen.engine.transition(ref, 'stuck', { notification }));
+    await frozen.notifications.settle();
+    expect(await outboxNames(box.home), 'a refused move stages nothing').toEqual([]);
+
+    // The status write fails (as if the process died there): the notification is already in the outbox.
+    const write = vi.spyOn(oneShot.store, 'update').mockImplementationOnce(async () => {
+      expect(await outboxNames(box!.home)).toHaveLength(1);
+      throw new Error('killed before the status was written');
+    });
+    await expect(oneShot.engine.transition(ref, 'stuck', { notification })).rejects.toThrow('killed before the status was written');
+    write.mockRestore();
+    expect((await oneShot.store.read(ref.project, ref.id)).meta.status).toBe('working');
+    await oneShot.engine.transition(ref, 'stuck', { notification });
+    await oneShot.notifications.settle();
+    expect(await box.orange.notifications.deliverOutbox()).toBe(2);
+    expect(got.hook.map((n) => [n.event, n.from, n.to, n.task.status, n.reason])).toEqual([
+      ['plugin.gave_up', 'working', 'stuck', 'stuck', 'three strikes'],
+      ['plugin.gave_up', 'working', 'stuck', 'stuck', 'three strikes'],
+    ]);
+  });
+
   it('writes nothing when no notifier is routed the priority and nobody taps the notification hook', async () => {
     box = await sandbox({ notifications: { routes: { urgent: ['desk'] } } }, [notifiers({ desk: [] })]);
     const oneShot = await processOn(box.home, [notifiers({ desk: [] })], { outbox: true, config: { notifications: { routes: { urgent: ['desk'] } } } });

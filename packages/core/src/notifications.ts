@@ -193,9 +193,24 @@ export class Notifications {
   raise(input: NotificationInput): Notification {
     const notification = this.build(input);
     // Nobody would hear it: no routed notifier, no observer. Not even an outbox file.
-    if (this.routeOf(notification.priority).length === 0 && this.orange.hooks.notification.taps.length === 0) return notification;
+    if (!this.heard(notification)) return notification;
     this.track(this.delivery === 'outbox' ? this.post(notification) : this.deliver(notification));
     return notification;
+  }
+
+  /**
+   * Raises a notification for an event about to happen (a move, written next) so that no death in
+   * between loses it. In `outbox` mode it is in the outbox when this resolves: a process killed before
+   * or after the event still has it delivered (at least once — also when the event then never came).
+   * In `in-process` mode nothing outlives the process anyway: the returned function raises it, to be
+   * called once the event happened.
+   */
+  async stage(input: NotificationInput): Promise<() => void> {
+    const notification = this.build(input);
+    if (!this.heard(notification)) return () => undefined;
+    if (this.delivery === 'in-process') return () => this.track(this.deliver(notification));
+    await this.post(notification);
+    return () => undefined;
   }
 
   /** Waits until everything this process started (outbox writes, deliveries, an outbox flush) has ended. */
@@ -288,6 +303,11 @@ export class Notifications {
    */
   stopFlushing(): void {
     this.flushing?.abort();
+  }
+
+  /** Whether a routed notifier or a `notification` tap would get it. */
+  private heard(notification: Notification): boolean {
+    return this.routeOf(notification.priority).length > 0 || this.orange.hooks.notification.taps.length > 0;
   }
 
   private track(work: Promise<void>): void {

@@ -3,20 +3,67 @@ import { OrangeError, TransitionRefused } from './errors.js';
 import type { Orange } from './orange.js';
 import type { MergeOptions } from './plugin.js';
 import { parseSections, setSection } from './sections.js';
-import type { Task } from './task.js';
+import type { Task, TaskMeta } from './task.js';
 import type { Workflow } from './workflow/workflow.js';
 
 // What a person does to a task from the CLI or the dashboard, written once so that both run the
 // same checks in the same order and a refusal reads the same in both. Each operation that asks
 // for confirmation has a `check…` half, run before asking: nobody confirms what cannot happen.
 
-/** Refuses (with the engine's own reason) a cancel that the workflow does not allow from the task's status. */
-export async function checkCancel(orange: Orange, task: Task): Promise<void> {
+/**
+ * What a cancel does from a status: `cancel` (→ cancelled), `stop` (a running pipeline task →
+ * stopped, its checkpoint kept for `task resume`), `abandon` (a stopped one → failed: its
+ * checkpoint's progress is given up and its worktree freed).
+ */
+export type CancelKind = 'cancel' | 'stop' | 'abandon';
+
+/** The move a cancel makes: the status it goes to, and what that means. */
+export interface CancelMove {
+  readonly to: string;
+  readonly kind: CancelKind;
+}
+
+/** A cancel that may happen: its move and the question a person confirms first (the CLI's and the dashboard's). */
+export interface CancelCheck extends CancelMove {
+  readonly question: string;
+}
+
+/**
+ * The move a cancel would make from `status`, or null when the workflow has no such transition
+ * (a finished task, a status the workflow cannot be cancelled from): what the dashboard offers `x` on.
+ */
+export function cancelMove(workflow: Workflow, status: string): CancelMove | null {
+  const to = cancelStatus(workflow, status);
+  if (workflow.between(status, to).length === 0) return null;
+  return { to, kind: to === 'failed' ? 'abandon' : to === 'stopped' ? 'stop' : 'cancel' };
+}
+
+/** The confirmation a cancel asks for, saying what it will do to the task. */
+export function cancelQuestion(meta: Pick<TaskMeta, 'id' | 'status' | 'branch'>, kind: CancelKind): string {
+  switch (kind) {
+    case 'abandon':
+      return `Abandon stopped task ${meta.id} (${meta.branch}): give up the progress in its checkpoint (the file is kept for inspection) and end it failed?`;
+    case 'stop':
+      return `Stop task ${meta.id} (${meta.status}, ${meta.branch}), keeping its checkpoint for orange task resume?`;
+    case 'cancel':
+      return `Cancel task ${meta.id} (${meta.status}, ${meta.branch})?`;
+  }
+}
+
+/**
+ * Refuses (with the engine's own reason) a cancel that the workflow does not allow from the task's
+ * status; else says what the cancel will do and the question to confirm it with.
+ */
+export async function checkCancel(orange: Orange, task: Task): Promise<CancelCheck> {
   const ref = { project: task.meta.project, id: task.meta.id };
   const workflow = await orange.workflowForProject(ref.project);
-  const target = cancelStatus(workflow, task.meta.status);
-  // No such transition: let the engine refuse it, so the message is the transition's usual one.
-  if (workflow.between(task.meta.status, target).length === 0) await orange.engine.transition(ref, target, { cause: 'request' });
+  const move = cancelMove(workflow, task.meta.status);
+  if (move === null) {
+    // No such transition: the engine refuses it, so the message is the transition's usual one.
+    await orange.engine.transition(ref, cancelStatus(workflow, task.meta.status), { cause: 'request' });
+    throw new OrangeError('E_NOT_ALLOWED', `task ${ref.id} cannot be cancelled from ${task.meta.status}`);
+  }
+  return { ...move, question: cancelQuestion(task.meta, move.kind) };
 }
 
 /**
@@ -28,7 +75,8 @@ export async function cancelTask(orange: Orange, ref: TaskRef): Promise<Transiti
   const task = await orange.engine.readVerified(ref);
   const workflow = await orange.workflowForProject(ref.project);
   const target = cancelStatus(workflow, task.meta.status);
-  const reason = target === 'stopped' ? 'cancelled' : target === 'failed' ? 'abandoned' : undefined;
+  const kind = cancelMove(workflow, task.meta.status)?.kind;
+  const reason = kind === 'stop' ? 'cancelled' : kind === 'abandon' ? 'abandoned' : undefined;
   return orange.engine.transition(ref, target, { cause: 'request', ...(reason ? { reason } : {}) });
 }
 
@@ -134,7 +182,8 @@ export async function openPullRequest(orange: Orange, ref: TaskRef): Promise<{ u
 
 /**
  * A human asks for changes on a task in review (`reviewing → working`, whose `notify_worker` tells
- * the worker to read ## Review and ## Notes): the instructions, if any, are added to ## Notes first.
+ * the worker to read ## Review and ## Notes): the instructions, if any, are added to ## Notes in
+ * the same write as the move, so a refused move (a plugin's veto) leaves TASK.md as it was.
  */
 export async function requestChanges(orange: Orange, ref: TaskRef, instructions: string): Promise<TransitionResult> {
   const task = await orange.engine.readVerified(ref);
@@ -143,14 +192,11 @@ export async function requestChanges(orange: Orange, ref: TaskRef, instructions:
     throw new TransitionRefused('E_ILLEGAL_TRANSITION', task.meta.status, 'working', `task ${ref.id} is ${task.meta.status}; changes are requested on a task in reviewing`);
   }
   const text = instructions.trim();
-  if (text !== '') {
-    await orange.store.withTaskLock(ref.project, ref.id, () =>
-      orange.store.update(ref.project, ref.id, {}, (body) => {
-        const notes = parseSections(body).get('Notes')?.trim() ?? '';
-        const entry = `Changes requested (${new Date().toISOString()}):\n${text}`;
-        return setSection(body, 'Notes', notes ? `${notes}\n\n${entry}` : entry);
-      }),
-    );
-  }
-  return orange.engine.transition(ref, 'working', { cause: 'request', reason: 'changes requested' });
+  // One stamp: the engine may apply the change more than once (checked, then written).
+  const entry = `Changes requested (${new Date().toISOString()}):\n${text}`;
+  const body = (current: string) => {
+    const notes = parseSections(current).get('Notes')?.trim() ?? '';
+    return setSection(current, 'Notes', notes ? `${notes}\n\n${entry}` : entry);
+  };
+  return orange.engine.transition(ref, 'working', { cause: 'request', reason: 'changes requested', ...(text === '' ? {} : { body }) });
 }

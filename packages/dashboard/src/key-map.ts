@@ -124,7 +124,7 @@ export function footerKeys(row: TaskRow | undefined, attach: AttachInfo | null =
     else if (row.forcedTargets.includes('done')) keys.push({ key: 'm', label: 'force-merge' });
     if (!row.terminal) keys.push({ key: 'p', label: row.meta.pr_url ? 'open PR' : 'PR' });
     if (row.meta.pr_url && !row.terminal) keys.push({ key: 'R', label: 'sync PR' });
-    if (row.targets.includes('cancelled')) keys.push({ key: 'x', label: 'cancel' });
+    if (row.cancel) keys.push({ key: 'x', label: row.cancel.kind });
     if (row.terminal) keys.push({ key: 'd', label: 'delete' });
     keys.push({ key: 'y', label: 'copy id' }, { key: 'v', label: 'TASK.md' });
     if (row.active) keys.push({ key: 'tab', label: 'pane' });
@@ -157,7 +157,7 @@ export function helpKeys(attach: AttachInfo | null = null): readonly FooterKey[]
     { key: 'm', label: 'merge a reviewed task into the default branch; on a task still at work, a force-merge (after confirmation)' },
     { key: 'p', label: 'open a pull request, or open the one it has in the browser' },
     { key: 'R', label: "sync the pull request: apply a merge or close on GitHub (as the monitor does), refresh its state" },
-    { key: 'x', label: 'cancel the task (after confirmation)' },
+    { key: 'x', label: 'cancel the task; a pipeline task is stopped (its checkpoint kept for resume), a stopped one abandoned (after confirmation)' },
     { key: 'd', label: 'delete a finished task (after confirmation)' },
     { key: 'y', label: 'copy the task id (OSC 52)' },
     { key: 'v', label: 'view the whole TASK.md (j/k scroll, Esc back)' },

@@ -9,6 +9,7 @@ import {
   openPullRequest,
   requestChanges,
   type AgentRole,
+  type CancelCheck,
   type DiffStat,
   type HistoryEvent,
   type Orange,
@@ -51,7 +52,8 @@ export interface DashboardActions {
    * there was nothing to apply.
    */
   syncPullRequest(ref: TaskRef): Promise<string | null>;
-  checkCancel(ref: TaskRef): Promise<void>;
+  /** Throws the refusal of a cancel that cannot happen; else what it will do and the question to confirm it with. */
+  checkCancel(ref: TaskRef): Promise<CancelCheck>;
   cancel(ref: TaskRef): Promise<string>;
   checkDelete(ref: TaskRef): Promise<void>;
   delete(ref: TaskRef): Promise<string>;
@@ -125,8 +127,8 @@ export class OrangeActions implements DashboardActions {
     return synced.to ? `pull request of ${ref.id} ${synced.state}: task ${ref.id} → ${synced.to}` : `pull request of ${ref.id} ${synced.state}, which its status cannot follow (see orange log)`;
   }
 
-  async checkCancel(ref: TaskRef): Promise<void> {
-    await checkCancel(this.orange, await this.orange.store.read(ref.project, ref.id));
+  async checkCancel(ref: TaskRef): Promise<CancelCheck> {
+    return checkCancel(this.orange, await this.orange.store.read(ref.project, ref.id));
   }
 
   async cancel(ref: TaskRef): Promise<string> {

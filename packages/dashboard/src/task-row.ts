@@ -1,4 +1,4 @@
-import type { AgentRole, DiffStat, ListedTask, PullRequestCheck, PullRequestState, TaskMeta, Workflow } from '@orange/core';
+import { cancelMove, type AgentRole, type CancelMove, type DiffStat, type ListedTask, type PullRequestCheck, type PullRequestState, type TaskMeta, type Workflow } from '@orange/core';
 
 /** Whether a task's agent runs: ● alive, ✗ dead while the task is active, ○ none. */
 export type Liveness = 'alive' | 'dead' | 'none';
@@ -44,6 +44,8 @@ export interface TaskRow {
   readonly targets: readonly string[];
   /** Statuses only a person's confirmed force reaches from here (`done`: the force-merge). */
   readonly forcedTargets: readonly string[];
+  /** What `x` (the CLI's `task cancel`) would do from here: cancel, stop or abandon; null when the workflow has no such move. */
+  readonly cancel: CancelMove | null;
   readonly pr: PullRequestView | null;
   /** Null until the workspace provider answered (or when the task has no worktree). */
   readonly diff: DiffStat | null;
@@ -72,6 +74,7 @@ export function rowOf(workflow: Workflow, targets: readonly string[], task: List
     alive: [],
     targets,
     forcedTargets: workflow.forcedTargets(meta.status),
+    cancel: cancelMove(workflow, meta.status),
     pr,
     diff: previous && previous.meta.workspace === meta.workspace ? previous.diff : null,
     expected: expectedAgents(meta, workflow),

@@ -1,4 +1,4 @@
-import { defaultWorkflow, Workflow, type AgentRole, type HistoryEvent, type TaskMeta, type TaskRef, type WorkflowInput } from '@orange/core';
+import { defaultWorkflow, Workflow, type AgentRole, type CancelCheck, type HistoryEvent, type TaskMeta, type TaskRef, type WorkflowInput } from '@orange/core';
 import type { LiveValue } from '../src/components/app.js';
 import type { CreateRequest, DashboardActions } from '../src/task-actions.js';
 import type { FeedSnapshot, TaskSource } from '../src/task-feed.js';
@@ -114,7 +114,12 @@ export class RecordingActions implements DashboardActions {
     await this.record('syncPullRequest', ref.id);
     return this.synced;
   };
-  checkCancel = async (ref: TaskRef) => void (await this.record('checkCancel', ref.id));
+  /** What `checkCancel` finds: set it for a cancel that stops or abandons (a pipeline task). */
+  cancelCheck: ((ref: TaskRef) => CancelCheck) | null = null;
+  checkCancel = async (ref: TaskRef): Promise<CancelCheck> => {
+    await this.record('checkCancel', ref.id);
+    return this.cancelCheck?.(ref) ?? { to: 'cancelled', kind: 'cancel', question: `Cancel task ${ref.id}?` };
+  };
   cancel = (ref: TaskRef) => this.record('cancel', ref.id);
   checkDelete = async (ref: TaskRef) => void (await this.record('checkDelete', ref.id));
   delete = (ref: TaskRef) => this.record('delete', ref.id);

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { definePlugin, type HeadlessRunner, type TaskRef } from '@orange/core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { pipelineBox, type Plan, type PipelineBox } from '../test/pipeline-box.js';
 import { runPipeline } from './driver.js';
 import type { PipelineOptions } from './options.js';
@@ -31,6 +31,19 @@ async function drive(options: PipelineOptions, plan: Plan, extra: Parameters<typ
 
 async function moves(b: PipelineBox, ref: TaskRef): Promise<string[]> {
   return (await b.orange.store.history(ref.project, ref.id)).filter((e) => e.type === 'status.changed').map((e) => String(e.to));
+}
+
+/**
+ * A started task whose one phase fails three times in a row (the breaker's length), in a box
+ * that delivers like the driver's own one-shot CLI process: notifications wait in the outbox.
+ */
+async function breakerInOutbox(): Promise<{ b: PipelineBox; ref: TaskRef }> {
+  const plan: Plan = { classify: [{ data: { intent: 'bugfix', confidence: 0.9 } }], fix: [{ ok: false }, { ok: false }, { ok: false }] };
+  const b = await pipelineBox({ intents: { bugfix: { phases: ['fix'] } }, attempts: 2, breaker: 3 }, plan, [], 'outbox');
+  box = b;
+  const ref = await b.task();
+  await b.to(ref, 'classifying');
+  return { b, ref };
 }
 
 describe('the pipeline driver', () => {
@@ -73,6 +86,37 @@ describe('the pipeline driver', () => {
       ['pipeline.budget', 'warning', 'executing', 'stopped', 'budget exceeded: cost $0.06 of a $0.02 budget'],
     ]);
     expect(await budget.b.meta(budget.ref)).toMatchObject({ status: 'stopped', stop_reason: 'budget exceeded: cost $0.06 of a $0.02 budget' });
+  });
+
+  it('puts the breaker notice in the outbox before the move: a driver killed between the two (the status write throws) is still heard', async () => {
+    const { b, ref } = await breakerInOutbox();
+    const store = b.orange.store;
+    const update = store.update.bind(store);
+    vi.spyOn(store, 'update').mockImplementation(async (project, id, patch, body) => {
+      if (patch.status === 'failed') throw new Error('driver killed before the status was written');
+      return update(project, id, patch, body);
+    });
+    await expect(runPipeline(b.orange, ref)).rejects.toThrow('driver killed before the status was written');
+    await b.orange.notifications.settle();
+    vi.restoreAllMocks();
+    expect((await b.meta(ref)).status).toBe('retrying');
+    const history = await store.history(ref.project, ref.id);
+    expect(history.filter((e) => e.type === 'pipeline.notice')).toEqual([expect.objectContaining({ kind: 'breaker' })]);
+    expect(history.filter((e) => e.type === 'status.changed' && e.to === 'failed')).toEqual([]);
+    expect(b.notified).toEqual([]);
+    // What a deliverer, or the monitor's next pass, finds there.
+    expect(await b.orange.notifications.deliverOutbox()).toBe(1);
+    expect(b.notified.map((n) => [n.event, n.priority, n.from, n.to, n.task.status])).toEqual([['pipeline.breaker', 'urgent', 'retrying', 'failed', 'failed']]);
+  });
+
+  it('with nothing killed, the outbox holds the notice once, beside its move, and no status notification for failed', async () => {
+    const { b, ref } = await breakerInOutbox();
+    await runPipeline(b.orange, ref);
+    await b.orange.notifications.settle();
+    expect((await b.meta(ref)).status).toBe('failed');
+    expect(b.notified).toEqual([]);
+    await b.orange.notifications.deliverOutbox();
+    expect(b.notified.map((n) => [n.event, n.from, n.to])).toEqual([['pipeline.breaker', 'retrying', 'failed']]);
   });
 
   it("lets a team's classify tap replace the classifier agent", async () => {

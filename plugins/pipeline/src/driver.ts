@@ -4,6 +4,7 @@ import { parseSections, renderPrompt, type Orange, type Task, type TaskMeta, typ
 import { execa } from 'execa';
 import { writeCheckpoint } from './checkpoint.js';
 import { pipelineOf, type PipelineInstance } from './instance.js';
+import { noticeNotification, type Notice } from './notice.js';
 import { afterChecks, afterFailure, afterPhaseRun, nextTier, overBudget, pipelineFields, roundUsd, routeFor, type PipelineFields } from './policy.js';
 
 /**
@@ -69,22 +70,19 @@ function ref(task: Task): TaskRef {
   return { project: task.meta.project, id: task.meta.id };
 }
 
-interface Notice {
-  readonly kind: 'breaker' | 'exhausted' | 'budget';
-  readonly message: string;
-}
-
 /**
- * A move someone should hear about: the notice is recorded, then the move made without the core's
- * status notification, then the notice raised (`pipelineNotice`, which the plugin turns into one
- * `pipeline.<kind>` notification carrying the diagnostics). A move someone else made first
- * (a cancel) raises nothing.
+ * A move someone should hear about: the notice is recorded, then the move made carrying its
+ * `pipeline.<kind>` notification (the diagnostics as its reason) instead of the core's status one.
+ * The engine makes that notification durable before it writes the status, so a driver killed
+ * between the two cannot stop a task unheard. A move someone else made first (a cancel) raises
+ * nothing. `pipelineNotice` then tells the bus's observers.
  */
 async function goWithNotice(orange: Orange, task: Task, to: string, reason: string, notice: Notice): Step {
   await appendEvent(orange, task, { type: 'pipeline.notice', kind: notice.kind, message: notice.message });
   orange.log.warn('pipeline notice', { task: task.meta.id, kind: notice.kind, message: notice.message });
   const from = task.meta.status;
-  const result = await orange.engine.transition(ref(task), to, { cause: 'auto', expectFrom: from, reason, notify: false });
+  const notification = noticeNotification(task.meta, notice);
+  const result = await orange.engine.transition(ref(task), to, { cause: 'auto', expectFrom: from, reason, notification });
   if (!result.changed) return null;
   try {
     await orange.hooks.pipelineNotice.promise({ orange, task: result.task, kind: notice.kind, message: notice.message, from, to });

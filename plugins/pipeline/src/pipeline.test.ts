@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { cancelTask, checkDelete, type TaskRef } from '@orange/core';
+import { cancelTask, checkCancel, checkDelete, type TaskRef } from '@orange/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { pipelineBox, type PipelineBox } from '../test/pipeline-box.js';
 import { checkpointPath } from './checkpoint.js';
@@ -121,6 +121,26 @@ describe('pipeline gates on the engine', () => {
     await checkDelete(box.orange, await box.orange.store.read(ref.project, ref.id));
     // The checkpoint stays for inspection.
     expect(await checkpoint(box, ref)).toMatchObject({ state: 'failed', current_phase: 'fix' });
+  });
+
+  it('says before a cancel what it will do: stop a running task (checkpoint kept), abandon a stopped one; refuses a failed one', async () => {
+    box = await pipelineBox();
+    const ref = await box.executing();
+    const read = () => box!.orange.store.read(ref.project, ref.id);
+    const { meta } = await read();
+    expect(await checkCancel(box.orange, await read())).toEqual({
+      to: 'stopped',
+      kind: 'stop',
+      question: `Stop task ${ref.id} (executing, ${meta.branch}), keeping its checkpoint for orange task resume?`,
+    });
+    await cancelTask(box.orange, ref);
+    expect(await checkCancel(box.orange, await read())).toEqual({
+      to: 'failed',
+      kind: 'abandon',
+      question: `Abandon stopped task ${ref.id} (${meta.branch}): give up the progress in its checkpoint (the file is kept for inspection) and end it failed?`,
+    });
+    await cancelTask(box.orange, ref);
+    await expect(checkCancel(box.orange, await read())).rejects.toMatchObject({ code: 'E_ILLEGAL_TRANSITION', message: 'failed → stopped refused: failed is terminal' });
   });
 
   it('refuses to resume a task over its budget, and writes the checkpoint at every transition', async () => {

@@ -1,4 +1,4 @@
-import { definePlugin, OrangeError, type ActionContext, type Gate, type GateResult, type Harness, type NotificationPriority, type Orange, type OrangePlugin, type Task } from '@orange/core';
+import { definePlugin, OrangeError, type ActionContext, type Gate, type GateResult, type Harness, type Orange, type OrangePlugin, type Task } from '@orange/core';
 import { writeCheckpoint } from './checkpoint.js';
 import { setPipelineInstance, type PipelineInstance } from './instance.js';
 import { respawnTask } from './operator.js';
@@ -105,10 +105,6 @@ export function pipeline(options: PipelineOptions = {}): OrangePlugin {
         }
         await writeCheckpoint(orange.paths, meta);
       });
-      orange.hooks.pipelineNotice.tap('pipeline', ({ task, kind, message, from, to }) => {
-        const { title, priority } = NOTICES[kind];
-        orange.notifications.raise({ event: `pipeline.${kind}`, priority, title: `${title}: ${task.meta.summary.trim() || task.meta.branch}`, reason: message, task: task.meta, from, to });
-      });
       orange.hooks.respawn.tapPromise('pipeline', async ({ task, workflow }) => {
         if (workflow.name !== 'pipeline') return undefined;
         return respawnTask(orange, { project: task.meta.project, id: task.meta.id });
@@ -120,13 +116,6 @@ export function pipeline(options: PipelineOptions = {}): OrangePlugin {
     },
   });
 }
-
-/** How each pipeline notice reads as a notification: the breaker and the top tier need a person now. */
-const NOTICES: Readonly<Record<'breaker' | 'exhausted' | 'budget', { title: string; priority: NotificationPriority }>> = {
-  breaker: { title: 'Circuit breaker tripped', priority: 'urgent' },
-  exhausted: { title: 'Retries used up at the top tier', priority: 'urgent' },
-  budget: { title: 'Stopped at its budget', priority: 'warning' },
-};
 
 /** The "harness" that starts the pipeline driver (`orange pipeline run`) instead of an agent. */
 function driverHarness(orange: Orange): Harness {

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Orange, OrangePaths, definePlugin, isOrangeError, pluginActions, type HeadlessResult, type Notification, type OrangePlugin, type TaskMeta, type TaskRef } from '@orange/core';
+import { Orange, OrangePaths, definePlugin, isOrangeError, pluginActions, type HeadlessResult, type Notification, type NotificationDelivery, type OrangePlugin, type TaskMeta, type TaskRef } from '@orange/core';
 import { pipeline } from '../src/pipeline.js';
 import type { PipelineOptions } from '../src/options.js';
 
@@ -38,9 +38,10 @@ export interface PipelineBox {
  * Orange with the pipeline plugin, stand-ins for every runtime and workspace action (recorded,
  * doing nothing), a headless harness `h` (tiers small, big) whose runs really start `true` and
  * report what `plan` says, and a notifier that records what it is sent. Project `demo` runs the
- * pipeline; project `other` the default workflow.
+ * pipeline; project `other` the default workflow. `delivery: 'outbox'` is a one-shot CLI process's
+ * (the driver's): notifications wait in the outbox until `notifications.deliverOutbox()`.
  */
-export async function pipelineBox(options: PipelineOptions = {}, plan: Plan = {}, extra: OrangePlugin[] = []): Promise<PipelineBox> {
+export async function pipelineBox(options: PipelineOptions = {}, plan: Plan = {}, extra: OrangePlugin[] = [], delivery: NotificationDelivery = 'in-process'): Promise<PipelineBox> {
   const home = await mkdtemp(join(tmpdir(), 'orange-pipeline-'));
   const actions: string[] = [];
   const runs: string[] = [];
@@ -84,7 +85,7 @@ export async function pipelineBox(options: PipelineOptions = {}, plan: Plan = {}
   });
   const orange = await Orange.create(
     { defaults: false, harness: 'h', workflow: 'pipeline', plugins: [stand, pipeline(options), ...extra] },
-    { paths: new OrangePaths(home) },
+    { paths: new OrangePaths(home), notificationDelivery: delivery },
   );
   await orange.projects.add({ name: 'demo', path: home, default_branch: 'main' });
   await orange.projects.add({ name: 'other', path: join(home, 'other'), default_branch: 'main', workflow: 'default' });

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { lstat, mkdir, readFile, readlink, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { listProcesses, processesInside, TransitionRefused, type Orange, type Task } from '@orange/core';
+import { listProcesses, processesInside, TransitionRefused, type Orange, type Task, type WorkflowInput } from '@orange/core';
 import { execa } from 'execa';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { commitFile, git, gitMaybe, poolSandbox, setGitIdentity, type PoolSandbox } from '../test/git-sandbox.js';
@@ -138,6 +138,37 @@ describe('acquire_workspace', () => {
     await expect(s.orange.engine.spawn({ project: 'demo', id: third.task.meta.id })).rejects.toThrow(/pending → planning refused: workspace pool for project demo is exhausted \(2 of 2 in use\)/);
     expect((await poolFile(s)).workspaces.map((w) => w.task)).not.toContain(third.task.meta.id);
     expect(s.calls.filter((c) => c.endsWith(third.task.meta.id))).toEqual([]);
+  });
+
+  it('refuses to resume a stopped task when the pool is exhausted, saying the task stays stopped (its own status, not the initial one)', async () => {
+    // A pipeline-like workflow: a stopped task gives its worktree back, and resuming takes one again.
+    const resumable: WorkflowInput = {
+      name: 'resumable',
+      initial: 'created',
+      start: 'working',
+      states: { created: {}, working: { agent: 'worker' }, stopped: {}, done: { terminal: true } },
+      transitions: [
+        { from: 'created', to: 'working', hooks: ['acquire_workspace', 'spawn_agent'] },
+        { from: 'working', to: 'stopped', hooks: ['kill_session', 'release_workspace'] },
+        { from: 'stopped', to: 'working', hooks: ['acquire_workspace', 'spawn_agent'] },
+        { from: 'working', to: 'done', hooks: ['release_workspace'] },
+      ],
+      exit: { created: { otherwise: 'mark' }, working: { otherwise: 'mark' }, stopped: { otherwise: 'mark' } },
+      create: { created: { hooks: [] } },
+      prompts: {},
+    };
+    const s = await sandbox({ poolSize: 1, workflow: resumable });
+    const first = await start(s.orange);
+    const ref = { project: 'demo', id: first.meta.id };
+    await s.orange.engine.transition(ref, 'stopped');
+    await start(s.orange);
+    const refused = s.orange.engine.transition(ref, 'working');
+    await expect(refused).rejects.toBeInstanceOf(TransitionRefused);
+    await expect(refused).rejects.toThrow('stopped → working refused: workspace pool for project demo is exhausted (1 of 1 in use); the task stays stopped');
+    expect((await s.orange.store.read('demo', ref.id)).meta).toMatchObject({ status: 'stopped', workspace: null });
+    // A new task waiting in the initial status is still told it stays there.
+    const queued = await s.orange.engine.createTask({ project: 'demo', summary: 'queued' });
+    expect(queued.queuedReason).toBe('workspace pool for project demo is exhausted (1 of 1 in use); the task stays created');
   });
 
   it('never hands out a free worktree a process still runs in; the next task waits until it is gone', async () => {

@@ -350,7 +350,7 @@ export class WorktreePool implements WorkspaceProvider {
       if (inUse >= project.pool_size) {
         return {
           result: {
-            exhausted: `workspace pool for project ${project.name} is exhausted (${inUse} of ${project.pool_size} in use); the task stays ${this.waitingStatus(project)}`,
+            exhausted: `workspace pool for project ${project.name} is exhausted (${inUse} of ${project.pool_size} in use); the task stays ${meta.status}`,
           },
         };
       }
@@ -361,7 +361,7 @@ export class WorktreePool implements WorkspaceProvider {
       if (free.length === 0 && mine.length >= project.pool_size) {
         return {
           result: {
-            exhausted: `workspace pool for project ${project.name} is exhausted (${inUse} of ${project.pool_size} in use, ${busy.size} more with processes still running in them); the task stays ${this.waitingStatus(project)}`,
+            exhausted: `workspace pool for project ${project.name} is exhausted (${inUse} of ${project.pool_size} in use, ${busy.size} more with processes still running in them); the task stays ${meta.status}`,
           },
         };
       }
@@ -437,14 +437,6 @@ export class WorktreePool implements WorkspaceProvider {
 
   private excludes(): string[] {
     return [TASK_LINK, ...[...this.orange.harnesses.values()].flatMap((h) => h.excludes)];
-  }
-
-  private waitingStatus(project: Project): string {
-    try {
-      return this.orange.workflow(project.workflow ?? this.orange.defaultWorkflowName).initial;
-    } catch {
-      return 'pending';
-    }
   }
 
   private repo(project: Project): ProjectRepo {

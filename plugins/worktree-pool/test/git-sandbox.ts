@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Orange, OrangePaths, setSection, type Task } from '@orange/core';
+import { Orange, OrangePaths, setSection, type Task, type WorkflowInput } from '@orange/core';
 import { execa } from 'execa';
 import { worktreePool } from '../src/index.js';
 import type { WorktreePoolOptionsInput } from '../src/options.js';
@@ -53,6 +53,8 @@ export interface SandboxOptions {
   /** False: the project has no `origin` remote at all. */
   remote?: boolean;
   plugin?: WorktreePoolOptionsInput;
+  /** The workflow every project runs (default: the built-in default one). */
+  workflow?: WorkflowInput;
 }
 
 /** A bare `origin`, a clone with one pushed commit registered as project `demo`, and an Orange on a temp home. */
@@ -73,7 +75,8 @@ export async function poolSandbox(options: SandboxOptions = {}): Promise<PoolSan
     await git(repo, 'push', '-q', '-u', 'origin', 'main');
   }
   const calls: string[] = [];
-  const create = () => Orange.create({ plugins: [worktreePool(options.plugin), noopAgents(calls)] }, { paths: new OrangePaths(home) });
+  const workflow = options.workflow ? { workflow: options.workflow } : {};
+  const create = () => Orange.create({ ...workflow, plugins: [worktreePool(options.plugin), noopAgents(calls)] }, { paths: new OrangePaths(home) });
   const orange = await create();
   await orange.projects.add({ name: 'demo', path: repo, default_branch: 'main', pool_size: options.poolSize ?? 2 });
   return {

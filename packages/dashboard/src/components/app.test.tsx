@@ -1,4 +1,4 @@
-import { classicWorkflow, OrangeError, pipelineWorkflow, type AttachInfo } from '@orange/core';
+import { cancelQuestion, classicWorkflow, OrangeError, pipelineWorkflow, type AttachInfo } from '@orange/core';
 import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fakeRow, FakeSource, monitorHere, RecordingActions } from '../../test/fake-dashboard.js';
@@ -157,11 +157,17 @@ describe('the footer', () => {
 });
 
 describe('actions', () => {
-  it('cancels only after y at the confirmation', async () => {
-    const row = fakeRow({ status: 'working', branch: 'to-cancel' });
+  it.each([
+    ['a working task', 'cancel', () => fakeRow({ status: 'working', branch: 'to-cancel' }), 'Cancel task'],
+    ['a stopped pipeline task', 'abandon', () => fakeRow({ status: 'stopped', branch: 'to-cancel' }, {}, pipelineWorkflow), 'Abandon stopped task'],
+  ] as const)('x on %s offers to %s it, asks in the words task cancel uses, and acts only after y', async (_what, kind, makeRow, asks) => {
+    const row = makeRow();
     const ui = open([row]);
-    await ui.shows('to-cancel');
+    ui.actions.cancelCheck = () => ({ to: kind === 'abandon' ? 'failed' : 'cancelled', kind, question: cancelQuestion(row.meta, kind) });
+    await ui.shows(`x ${kind}`);
     await ui.press('x');
+    // The question is cut at the terminal's width; its start says what will happen.
+    await ui.shows(`${asks} ${row.meta.id} (`);
     await ui.shows('[y/N]');
     await ui.press('n');
     await ui.shows('not confirmed');
@@ -170,7 +176,7 @@ describe('actions', () => {
     await ui.shows('[y/N]');
     await ui.press('y');
     await ui.shows('cancel done');
-    expect(ui.actions.calls).toContain(`cancel ${row.meta.id}`);
+    expect(ui.actions.calls).toEqual([`checkCancel ${row.meta.id}`, `checkCancel ${row.meta.id}`, `cancel ${row.meta.id}`]);
   });
 
   it('shows a refusal as its one-line reason in the status bar, without asking to confirm', async () => {
@@ -371,14 +377,15 @@ describe('every built-in status', () => {
   });
 
   it.each([
-    ['created', ['⏎ spawn'], ['⏎ respawn', 'd delete']],
-    ['classifying', ['⏎ respawn', 'v TASK.md'], ['⏎ spawn', 'd delete', 'x cancel']],
-    ['awaiting_clarification', ['v TASK.md'], ['⏎', 'd delete']],
-    ['executing', ['⏎ respawn'], ['⏎ spawn', 'd delete']],
-    ['verifying', ['⏎ respawn'], ['d delete']],
-    ['stopped', [], ['⏎', 'd delete', 'm merge']],
-    ['completed', ['d delete'], ['⏎', 'x cancel']],
-    ['failed', ['d delete'], ['⏎', 'x cancel']],
+    // x: a running task is stopped (checkpoint kept), a stopped one abandoned, as `task cancel` does.
+    ['created', ['⏎ spawn', 'x stop'], ['⏎ respawn', 'd delete', 'x cancel']],
+    ['classifying', ['⏎ respawn', 'v TASK.md', 'x stop'], ['⏎ spawn', 'd delete', 'x cancel']],
+    ['awaiting_clarification', ['v TASK.md', 'x stop'], ['⏎', 'd delete']],
+    ['executing', ['⏎ respawn', 'x stop'], ['⏎ spawn', 'd delete']],
+    ['verifying', ['⏎ respawn', 'x stop'], ['d delete']],
+    ['stopped', ['x abandon'], ['⏎', 'd delete', 'm merge', 'x stop']],
+    ['completed', ['d delete'], ['⏎', 'x ']],
+    ['failed', ['d delete'], ['⏎', 'x ']],
   ])('a pipeline task in %s: its row and footer', async (status, shown, hidden) => {
     const ui = open([fakeRow({ status, branch: `pipe-${status}` }, {}, pipelineWorkflow)]);
     await ui.shows(`pipe-${status}`);

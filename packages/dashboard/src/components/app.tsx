@@ -214,7 +214,7 @@ export function App(props: AppProps) {
             ({ forced }) => actions.merge(ref, forced),
           );
         case 'cancel':
-          return void confirmThen(() => actions.checkCancel(ref), `Cancel task ${label} (${selected.meta.status})?`, ref, () => actions.cancel(ref));
+          return void confirmThen(() => actions.checkCancel(ref), ({ question }) => question, ref, () => actions.cancel(ref));
         case 'delete':
           return void confirmThen(() => actions.checkDelete(ref), `Delete task ${label} and its history?`, ref, () => actions.delete(ref));
         case 'pull-request':

@@ -1,4 +1,4 @@
-import { cancelStatus, cancelTask, checkCancel, inlineText } from '@orange/core';
+import { cancelTask, checkCancel, inlineText } from '@orange/core';
 import { OrangeCommand } from '../../base-command.js';
 import { confirm } from '../../confirm.js';
 import { projectFlag, requiredTaskIdArg, yesFlag } from '../../flags.js';
@@ -21,14 +21,9 @@ export default class TaskCancel extends OrangeCommand {
     const orange = await this.orange();
     const task = await resolveTask(orange, args.id, flags.project);
     const ref = { project: task.meta.project, id: task.meta.id };
-    await checkCancel(orange, task);
-    const abandon = cancelStatus(await orange.workflowForProject(ref.project), task.meta.status) === 'failed';
-    await confirm(
-      abandon
-        ? `Abandon stopped task ${ref.id} (${task.meta.branch}): give up the progress in its checkpoint (the file is kept for inspection) and end it failed?`
-        : `Cancel task ${ref.id} (${task.meta.status}, ${task.meta.branch})?`,
-      flags.yes,
-    );
+    const check = await checkCancel(orange, task);
+    const abandon = check.kind === 'abandon';
+    await confirm(check.question, flags.yes);
     const result = await cancelTask(orange, ref);
     // The pipeline workflow stops instead, keeping its checkpoint: say what was done and what it cost.
     const pipeline = result.to === 'stopped' || abandon ? await import('@orange/plugin-pipeline') : null;
