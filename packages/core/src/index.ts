@@ -39,6 +39,8 @@ export {
   type Cause,
   type TaskEvent,
   type TransitionEvent,
+  type AfterTransitionEvent,
+  type LockedTaskWrites,
   type HookFailedEvent,
   type AgentEvent,
   type CrashEvent,
