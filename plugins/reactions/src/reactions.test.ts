@@ -142,8 +142,9 @@ describe('ci-failed', () => {
     const prompt = async () => box!.orange.engine.prompt(workflow, await box!.orange.store.read('app', ref.id), 'worker', true);
     expect(await prompt()).toContain('Pull request feedback waits in ## Feedback');
     await box.orange.engine.writeSection(ref, 'Handoff', 'DONE: the empty email is rejected');
-    await box.orange.engine.transition(ref, 'agent-review');
+    const moved = await box.orange.engine.transition(ref, 'agent-review');
     const task = await box.orange.store.read('app', ref.id);
+    expect(moved.task, 'the transition returns the task as the clearing left it').toEqual(task);
     expect(parseSections(task.body).get('Feedback')?.trim()).toBe('');
     expect(parseSections(task.body).get('Context')?.trim()).toBe('Login.');
     expect(await prompt()).not.toContain('Pull request feedback waits');
