@@ -68,13 +68,13 @@ export {
   type Notification,
   type NotificationDelivery,
   type NotificationInput,
-  type OutboxDeliveryOptions,
   type NotificationPriority,
   type NotificationTask,
   type NotificationsConfig,
   type Notifier,
 } from './notifications.js';
 export { NotificationOutbox, type OutboxEntry } from './notification-outbox.js';
+export { OutboxDeliverer, type OutboxDeliveryOptions, type OutboxRouting } from './outbox-delivery.js';
 export {
   definePlugin,
   parsePluginOptions,
