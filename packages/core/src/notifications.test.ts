@@ -334,6 +334,7 @@ describe('the routing of outbox entries', () => {
     const outbox = new NotificationOutbox(box.orange.paths);
     vi.useFakeTimers({ toFake: ['Date'] });
     await outbox.put({ notification: stuck('a'.repeat(21)), cwd: repo });
+    vi.setSystemTime(Date.now() + 1);
     await outbox.put({ notification: stuck('b'.repeat(21)), cwd: worktree });
     vi.setSystemTime(Date.now() + OUTBOX_GRACE_MS + 1000);
     await new Monitor(monitor).pass();
@@ -356,9 +357,14 @@ describe('the routing of outbox entries', () => {
       await symlink(outside, join(repo, 'escape'));
       const monitor = await monitorProcess(box.home, here, box.orange, loads);
       const outbox = new NotificationOutbox(box.orange.paths);
-      await outbox.put({ notification: stuck('c'.repeat(21)), cwd: outside });
-      await outbox.put({ notification: stuck('d'.repeat(21)), cwd: join(repo, 'escape') });
-      await outbox.put({ notification: stuck('e'.repeat(21)), cwd: join(box.orange.paths.workspacesDir, 'elsewhere--1') });
+      // Written a millisecond apart: names sort in the order they were written.
+      const put = async (id: string, cwd: string) => {
+        await outbox.put({ notification: stuck(id.repeat(21)), cwd });
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      };
+      await put('c', outside);
+      await put('d', join(repo, 'escape'));
+      await put('e', join(box.orange.paths.workspacesDir, 'elsewhere--1'));
       expect(await monitor.notifications.deliverOutbox()).toBe(3);
       expect(loads).toEqual([]);
       expect(here.map((n) => n.task.id)).toEqual(['c'.repeat(21), 'd'.repeat(21), 'e'.repeat(21)]);
