@@ -4,6 +4,7 @@ import type { AgentRole, Task, TaskMeta } from './task.js';
 import type { Logger } from './log.js';
 import type { Notification } from './notifications.js';
 import type { Orange } from './orange.js';
+import type { PullRequestState } from './plugin.js';
 import type { Transition, Workflow } from './workflow/workflow.js';
 
 /** Why a transition or action is happening. */
@@ -119,8 +120,10 @@ export interface PullRequestReview {
   readonly submittedAt: string;
 }
 
-/** What an open pull request says back: its checks and reviews at the head commit. */
+/** What a pull request says back: its state, and (for an open one) its checks and reviews at the head commit. */
 export interface PullRequestFeedback {
+  /** Read in the same call: the monitor and the dashboard take the state from here, not from a second one. */
+  readonly state: PullRequestState;
   readonly url: string;
   readonly headSha: string;
   readonly checks: readonly PullRequestCheck[];

@@ -123,7 +123,8 @@ export {
   assertBranchName,
   assertTaskId,
 } from './store/names.js';
-export { Monitor, type MonitorOptions, type MonitorReport, type PassOptions } from './monitor.js';
+export { Monitor, type MonitorOptions, type MonitorReport, type PassOptions, type PullRequestApplied, type PullRequestSync } from './monitor.js';
+export { readPullRequest, pullRequestReading, type PullRequestReading } from './pull-request-reading.js';
 export { MonitorLease, deferredTo, outranks, type MonitorHolder } from './monitor-lease.js';
 export { checkCancel, cancelTask, cancelStatus, checkDelete, deleteTask, checkMerge, mergeTask, openPullRequest, requestChanges, type MergeCheck, type MergeOutcome, type MergeRequest } from './task-operations.js';
 export { findExecutable } from './executable.js';
