@@ -99,6 +99,8 @@ describe('createTask', () => {
     const refused = await errorOf(box.orange.engine.createTask({ project: 'demo', summary: 'fix it too', spawn: false, fields: { budget: 2 } }));
     expect(refused.code).toBe('E_INVALID_INPUT');
     expect(refused.message).toBe('workflow budgeted has no field "budget" (its fields: budget_usd, spent_usd)');
+    // Named in the details, so a caller can say it as what set the field (the CLI's --budget).
+    expect(refused.details).toMatchObject({ field: 'budget', workflow: 'budgeted' });
     expect((await box.orange.store.list('demo')).tasks).toHaveLength(1);
   });
 });

@@ -415,7 +415,10 @@ export class Engine {
     const declared = workflow.definition.fields;
     for (const name of Object.keys(input.fields ?? {})) {
       if (!Object.hasOwn(declared, name)) {
-        throw new OrangeError('E_INVALID_INPUT', `workflow ${workflow.name} has no field "${name}" (its fields: ${Object.keys(declared).join(', ') || 'none'})`);
+        throw new OrangeError('E_INVALID_INPUT', `workflow ${workflow.name} has no field "${name}" (its fields: ${Object.keys(declared).join(', ') || 'none'})`, {
+          field: name,
+          workflow: workflow.name,
+        });
       }
     }
     const id = newTaskId();
