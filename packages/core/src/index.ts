@@ -130,7 +130,7 @@ export { checkCancel, cancelTask, cancelStatus, checkDelete, deleteTask, checkMe
 export { findExecutable } from './executable.js';
 export { headlessData } from './headless-data.js';
 export { inlineText, blockText, oneLineSummary, terminalJson } from './terminal-text.js';
-export { listProcesses, processesInside, processStart, processTree, withAncestors, type ProcessEntry } from './process-table.js';
+export { listProcesses, processesInside, isRunning, processStart, processTree, withAncestors, type ProcessEntry } from './process-table.js';
 export { stopProcesses, type StopTimings } from './process-stop.js';
 export { simulateWorkflow, type SimulationResult, type SimulationStep } from './simulation/simulate.js';
 export { parseScript, SCRIPT_COMMANDS, type ScriptEvent, type ScriptStep } from './simulation/script.js';
