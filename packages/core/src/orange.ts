@@ -187,11 +187,11 @@ export class Orange {
   }
 
   /**
-   * Who registered workflow `name` through `registerWorkflow`: `{ plugin }` with the plugin's name
-   * (null when it was registered outside any plugin's `apply`); null for a built-in or config workflow.
+   * The plugin that registered workflow `name` through `registerWorkflow`; null when it was
+   * registered outside any plugin's `apply`; undefined for a built-in or config workflow.
    */
-  workflowRegistrant(name: string): { plugin: string | null } | null {
-    return this.workflowPlugins.has(name) ? { plugin: this.workflowPlugins.get(name) ?? null } : null;
+  workflowPlugin(name: string): string | null | undefined {
+    return this.workflowPlugins.get(name);
   }
 
   get defaultWorkflowName(): string {
