@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { errorOf, recordingPlugin, sandbox, taskIn, type Sandbox } from '../test/fixtures.js';
+import { stuckNotification as stuck } from '../test/stuck-notification.js';
 import { Monitor } from './monitor.js';
 import { NotificationOutbox } from './notification-outbox.js';
 import { OUTBOX_GRACE_MS, type Notification, type Notifier } from './notifications.js';
@@ -294,20 +295,6 @@ describe('the outbox (one-shot CLI calls)', () => {
     expect(await outboxNames(box.home)).toEqual([]);
   });
 });
-
-/** A notification as an outbox entry carries it. */
-function stuck(id: string): Notification {
-  return {
-    event: 'status.changed',
-    priority: 'urgent',
-    title: `Stuck: task ${id}`,
-    reason: null,
-    task: { id, project: 'demo', branch: `fix/${id}`, summary: `task ${id}`, status: 'stuck', pr_url: null, attach: `orange task attach ${id}` },
-    from: 'working',
-    to: 'stuck',
-    timestamp: new Date().toISOString(),
-  };
-}
 
 describe('the routing of outbox entries', () => {
   /** A monitor's instance on the box's home that loads another instance for a directory's config (the CLI's loader), recording each load. */

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { NotificationOutbox, newTaskId, type Notification } from '@orange/core';
 import { afterEach, describe, expect, it } from 'vitest';
+import { stuckNotification as notification } from '../../core/test/stuck-notification.js';
 import { httpReceiver, type HttpReceiver, type Reply } from '../../../plugins/notifier-webhook/test/http-receiver.js';
 import { CLI, pluginUrl, Sandbox } from './sandbox.js';
 
@@ -138,19 +139,6 @@ describe('the routing of an outbox entry', () => {
     }
   });
 });
-
-function notification(id: string): Notification {
-  return {
-    event: 'status.changed',
-    priority: 'urgent',
-    title: `Stuck: task ${id}`,
-    reason: null,
-    task: { id, project: 'demo', branch: `fix/${id}`, summary: `task ${id}`, status: 'stuck', pr_url: null, attach: `orange task attach ${id}` },
-    from: 'working',
-    to: 'stuck',
-    timestamp: new Date().toISOString(),
-  };
-}
 
 /** `promise`, or a clear failure after `ms`. */
 async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
