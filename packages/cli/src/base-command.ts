@@ -39,8 +39,11 @@ export abstract class OrangeCommand extends Command {
     return this.instance;
   }
 
-  /** An Orange instance on the config found from `cwd` (the notification deliverer serves other directories' entries). */
-  protected async orangeFor(cwd: string): Promise<Orange> {
+  /**
+   * An Orange instance on the config found from `cwd`. Outbox entries raised in another project are
+   * routed by the config of that project's directory: such an instance delivers them in-process.
+   */
+  protected async orangeFor(cwd: string, delivery: NotificationDelivery = this.notificationDelivery): Promise<Orange> {
     const [{ Orange, OrangePaths, loadConfig }, { defaultPlugins }, { sharedModules }] = await Promise.all([
       import('@orange/core'),
       import('./default-plugins.js'),
@@ -53,7 +56,8 @@ export abstract class OrangeCommand extends Command {
       defaultPlugins,
       cliEntry: this.cliEntry,
       configFile: loaded.file,
-      notificationDelivery: this.notificationDelivery,
+      notificationDelivery: delivery,
+      orangeFor: (dir) => this.orangeFor(dir, 'in-process'),
     });
   }
 

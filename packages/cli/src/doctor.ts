@@ -78,17 +78,16 @@ export async function diagnose(orange: Orange, builtins: readonly OrangePlugin[]
     const workflows = [];
     const fromConfig = new Set([...orange.config.workflows.map((w) => w.name), ...(typeof orange.config.workflow === 'string' ? [] : [orange.config.workflow.name])]);
     const pluginFrom = new Map(plugins.map((p) => [p.name, p.from]));
-    for (const name of orange.workflowNames) {
+    /** Where workflow `name` comes from: its plugin's file, the config, or the built-ins. */
+    const workflowFrom = (name: string, plugin: string | null | undefined): string => {
       // A plugin's registration replaces a built-in or config workflow of the same name.
-      const registrant = orange.workflowRegistrant(name);
-      const plugin = registrant?.plugin ?? null;
-      const from = registrant
-        ? (plugin === null ? 'unknown' : (pluginFrom.get(plugin) ?? 'unknown'))
-        : fromConfig.has(name)
-          ? basename(orange.configFile ?? 'config')
-          : BUILTIN_WORKFLOWS.has(name)
-            ? 'built-in'
-            : 'unknown';
+      if (plugin !== undefined) return (plugin !== null && pluginFrom.get(plugin)) || 'unknown';
+      if (fromConfig.has(name)) return basename(orange.configFile ?? 'config');
+      return BUILTIN_WORKFLOWS.has(name) ? 'built-in' : 'unknown';
+    };
+    for (const name of orange.workflowNames) {
+      const plugin = orange.workflowPlugin(name);
+      const from = workflowFrom(name, plugin);
       let ok = true;
       try {
         const workflow = orange.workflow(name);
@@ -102,7 +101,7 @@ export async function diagnose(orange: Orange, builtins: readonly OrangePlugin[]
         const listed = (error.details as { problems?: unknown }).problems;
         for (const problem of Array.isArray(listed) ? (listed as string[]) : [error.message]) problems.push(`workflow "${name}": ${problem}`);
       }
-      workflows.push({ name, plugin, from, ok });
+      workflows.push({ name, plugin: plugin ?? null, from, ok });
     }
 
     const usesTmux = orange.plugins.includes('tmux');
@@ -196,15 +195,24 @@ async function harnessVersion(orange: Orange, name: string): Promise<string | nu
   return toolVersion(program, ['--version']);
 }
 
-/** The first line a tool prints for its version (on stdout, or on stderr as pi does), or null when it cannot be run. */
+/**
+ * The first line a tool prints for its version, or null when it cannot be run. On stdout; on
+ * stderr (as pi prints it) only when stdout is empty and the line is a version (digits and dots),
+ * not a warning or an error.
+ */
 async function toolVersion(program: string, args: readonly string[]): Promise<string | null> {
   const { execa } = await import('execa');
   const result = await execa(program, args, { reject: false, timeout: 5000, stdin: 'ignore' });
   if (result.exitCode !== 0) return null;
-  const printed = String(result.stdout).trim() || String(result.stderr).trim();
-  const line = printed.split('\n')[0]?.trim() ?? '';
-  return line.replace(/^(git version|tmux|gh version)\s+/i, '') || null;
+  const firstLine = (text: unknown) => String(text).trim().split('\n')[0]?.trim() ?? '';
+  const out = firstLine(result.stdout);
+  const err = firstLine(result.stderr);
+  const printed = out !== '' ? out : VERSION_LINE.test(err) ? err : '';
+  return printed.replace(/^(git version|tmux|gh version)\s+/i, '') || null;
 }
+
+/** A line that is a version and nothing else: digits and dots (`0.73.1`, `v1.2`). */
+const VERSION_LINE = /^v?\d+(\.\d+)+$/;
 
 async function homeAccess(home: string): Promise<{ mode: string | null; writable: boolean; problem?: string; note?: string }> {
   const info = await stat(home).catch(() => null);

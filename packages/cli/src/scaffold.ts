@@ -110,7 +110,7 @@ export function pluginTestText(plugin: string): string {
   return `import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { noopActions, Orange, OrangePaths, type TransitionEvent } from '@orange/core';
+import { noopActions, Orange, OrangePaths, type AfterTransitionEvent } from '@orange/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ${factory} } from './${plugin}.js';
 
@@ -128,8 +128,8 @@ function orangeWith(options: Parameters<typeof ${factory}>[0] = {}): Promise<Ora
 }
 
 /** What the engine passes to afterTransition, with the fields this plugin reads. */
-function transition(orange: Orange, from: string, to: string): TransitionEvent {
-  return { orange, task: { meta: { id: 'V1StGXR8Z5jdHi6BmyT4a' } }, from, to, cause: 'request' } as unknown as TransitionEvent;
+function transition(orange: Orange, from: string, to: string): AfterTransitionEvent {
+  return { orange, task: { meta: { id: 'V1StGXR8Z5jdHi6BmyT4a' } }, from, to, cause: 'request' } as unknown as AfterTransitionEvent;
 }
 
 async function logged(orange: Orange): Promise<string[]> {

@@ -82,6 +82,28 @@ describe('orange doctor', () => {
     const report = JSON.parse(result.stdout) as Report;
     expect(report.harnesses.find((h) => h.name === 'pi'), explain(result)).toEqual({ name: 'pi', installed: true, version: '0.73.1', from: 'built-in' });
   });
+
+  it("takes no warning on stderr for a version, and prints what a harness's --version or a repository's package.json say as one inert line", async () => {
+    const bin = join(box.dir, 'bin-odd');
+    await mkdir(bin, { recursive: true });
+    // A warning, not a version, on stderr; and a version line carrying a terminal title sequence.
+    await writeFile(join(bin, 'pi'), '#!/bin/sh\necho "warning: no config found" >&2\n');
+    await writeFile(join(bin, 'claude'), '#!/bin/sh\nprintf "2.1.0\\033]0;pwned\\007 (Claude Code)\\n"\n');
+    await chmod(join(bin, 'pi'), 0o755);
+    await chmod(join(bin, 'claude'), 0o755);
+    const dir = await configDir('odd-versions', "export default {};\n");
+    await mkdir(join(dir, 'node_modules', 'zod'), { recursive: true });
+    await writeFile(join(dir, 'node_modules', 'zod', 'package.json'), JSON.stringify({ name: 'zod', version: '3.0.0\n  fake-line  9.9.9\u001b[2J' }));
+    const odd = { PATH: `${bin}:${env.PATH}` };
+    const report = JSON.parse((await box.orange(['doctor', '--json'], { cwd: dir, env: odd })).stdout) as Report;
+    expect(report.harnesses.find((h) => h.name === 'pi')).toMatchObject({ installed: true, version: null });
+    const human = await box.orange(['doctor'], { cwd: dir, env: odd });
+    expect(human.stdout, explain(human)).toMatch(/^ {2}claude +installed 2\.1\.0␛]0;pwned␇ \(Claude Code\) +built-in$/m);
+    expect(human.stdout).toMatch(/^ {2}zod +3\.0\.0⏎ {2}fake-line {2}9\.9\.9␛\[2J +node_modules\/zod/m);
+    expect(human.stdout).not.toMatch(/^ +fake-line/m);
+    expect(human.stdout).not.toContain('\u001b');
+    expect(human.stdout).not.toContain('\u0007');
+  });
   it('prints the same for people, with the providers in columns', async () => {
     const result = await box.orange(['doctor'], { cwd: join(root, 'examples', 'custom-hook-plugin'), env });
     expect(result.code, explain(result)).toBe(0);

@@ -11,7 +11,7 @@ export interface FakeGh {
   readonly env: Record<string, string>;
   /** The number the next `gh pr create` answers with (`https://github.com/example/app/pull/N`). */
   nextPullRequest(n: number): Promise<void>;
-  /** What `gh pr view …/pull/N --json state,url` answers from now on. */
+  /** The state `gh pr view …/pull/N --json state,url[,…]` answers with from now on. */
   setState(n: number, state: FakePullRequestState): Promise<void>;
   /** Every call so far, one argument line each. */
   calls(): Promise<string[]>;
@@ -20,7 +20,8 @@ export interface FakeGh {
 /**
  * A stand-in for the GitHub CLI, logged in, in `dir/fake-gh`: `pr create` answers with the URL
  * of the number set by `nextPullRequest`; `pr view URL --json state,url` prints the state set
- * for that number, as real gh does (`{"state":"MERGED","url":…}`); anything else fails.
+ * for that number, as real gh does (`{"state":"MERGED","url":…}`), and with the feedback fields
+ * after them (`--json state,url,headRefOid,…`) no checks and no reviews besides; anything else fails.
  */
 export async function fakeGh(dir: string, path: string): Promise<FakeGh> {
   const bin = join(dir, 'fake-gh');
@@ -40,6 +41,11 @@ export async function fakeGh(dir: string, path: string): Promise<FakeGh> {
       '    if [ "$4 $5" = "--json state,url" ] && [ -f "$state" ]; then',
       '      printf \'{"state":"%s","url":"%s"}\\n\' "$(cat "$state")" "$3"; exit 0',
       '    fi',
+      '    case "$4 $5" in "--json state,url,"*)',
+      '      if [ -f "$state" ]; then',
+      '        printf \'{"state":"%s","url":"%s","headRefOid":"","reviewDecision":"","statusCheckRollup":[],"latestReviews":[]}\\n\' "$(cat "$state")" "$3"; exit 0',
+      '      fi ;;',
+      '    esac',
       '    echo "no pull requests found for branch" >&2; exit 1 ;;',
       'esac',
       'echo "unexpected: gh $*" >&2',

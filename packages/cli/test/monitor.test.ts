@@ -14,6 +14,7 @@ interface MonitorReport {
   sessionsKilled: string[];
   workspacesFreed: string[];
   pullRequests: Array<{ task: string; state: string; to: string | null }>;
+  pullRequestsRead: Array<{ task: string; url: string; state: string | null; checks: unknown[] | null }>;
   runtimeProcesses: number;
   durationMs: number;
 }
@@ -121,10 +122,12 @@ describe('orange monitor with pull requests and orphans', () => {
     expect(await box.git(box.origin, 'branch', '--list', 'feature/pr-merged')).not.toBe('');
 
     // Still open on GitHub: the pass asks and leaves the task alone.
+    const asked = (await ghCalls()).length;
     const open = await box.json<MonitorReport>(['monitor', '--once'], { env: gh.env });
-    expect(open).toMatchObject(NOTHING_DONE);
+    expect(open).toMatchObject({ ...NOTHING_DONE, pullRequestsRead: [{ task: task.id, url, state: 'open', checks: [] }] });
     expect((await box.task(task.id)).meta.status).toBe('reviewing');
-    expect(await ghCalls()).toContain(`pr view ${url} --json state,url`);
+    // One call for the pull request: its feedback carries the state.
+    expect((await ghCalls()).slice(asked)).toEqual([`pr view ${url} --json state,url,headRefOid,reviewDecision,statusCheckRollup,latestReviews`]);
 
     await setPullRequest(11, 'MERGED');
     const merged = await box.json<MonitorReport>(['monitor', '--once'], { env: gh.env });

@@ -99,6 +99,8 @@ describe('createTask', () => {
     const refused = await errorOf(box.orange.engine.createTask({ project: 'demo', summary: 'fix it too', spawn: false, fields: { budget: 2 } }));
     expect(refused.code).toBe('E_INVALID_INPUT');
     expect(refused.message).toBe('workflow budgeted has no field "budget" (its fields: budget_usd, spent_usd)');
+    // Named in the details, so a caller can say it as what set the field (the CLI's --budget).
+    expect(refused.details).toMatchObject({ field: 'budget', workflow: 'budgeted' });
     expect((await box.orange.store.list('demo')).tasks).toHaveLength(1);
   });
 });
@@ -128,15 +130,35 @@ describe('transition options and the bus', () => {
     expect(moved.task.body).toBe('## Context\n\nadd a button\n\n## Plan\n\nAPPROACH: one component\nTOUCHING: ui.ts\n');
   });
 
-  it('returns the task as stored after afterTransition taps wrote to it', async () => {
+  it('returns the task as afterTransition taps left it, written through the event under the held lock', async () => {
     const writer: OrangePlugin = {
       name: 'writer',
-      apply: (orange) => orange.hooks.afterTransition.tapPromise('writer', async ({ task }) => void (await orange.store.update(task.meta.project, task.meta.id, { summary: 'rewritten after' }))),
+      apply: (orange) =>
+        orange.hooks.afterTransition.tapPromise('writer', async (event) => {
+          await event.update({ summary: 'rewritten after' });
+          await event.writeSection('Notes', 'stuck on purpose');
+          expect(event.task.meta.summary, 'the event follows its own writes').toBe('rewritten after');
+        }),
     };
     box = await sandbox({}, [writer]);
     const ref = await taskIn(box, 'working');
     const result = await box.orange.engine.transition(ref, 'stuck');
     expect(result.task.meta).toMatchObject({ status: 'stuck', summary: 'rewritten after' });
+    expect(result.task.body).toContain('## Notes\n\nstuck on purpose');
+    expect(await box.orange.store.read(ref.project, ref.id)).toEqual(result.task);
+    expect(await box.orange.store.history(ref.project, ref.id)).toContainEqual(expect.objectContaining({ type: 'section.written', section: 'Notes' }));
+  });
+
+  it('gives actions the reason of their transition', async () => {
+    const reasons: Array<string | undefined> = [];
+    const reader: OrangePlugin = {
+      name: 'reader',
+      apply: (orange) => orange.hooks.actions.for('notify_worker').tapPromise('reader', async (ctx) => void reasons.push(ctx.reason)),
+    };
+    box = await sandbox({}, [reader]);
+    await box.orange.engine.transition(await taskIn(box, 'working'), 'stuck', { reason: 'went in circles' });
+    await box.orange.engine.transition(await taskIn(box, 'working'), 'stuck');
+    expect(reasons).toEqual(['went in circles', undefined]);
   });
 
   it('lets a respawn tap restart a task its own way, and respawns as usual when no tap answers', async () => {

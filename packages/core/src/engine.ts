@@ -1,7 +1,7 @@
 import { isOrangeError, OrangeError, TransitionRefused, type ErrorCode } from './errors.js';
 import { decideExit, exitHandledInStatus, type ExitDecision } from './exit-rules.js';
 import { evaluateGuard } from './guard.js';
-import type { ActionContext, Cause, RefusalCheck, TransitionEvent } from './hooks.js';
+import type { ActionContext, AfterTransitionEvent, Cause, LockedTaskWrites, RefusalCheck, TransitionEvent } from './hooks.js';
 import type { NotificationInput } from './notifications.js';
 import type { Orange } from './orange.js';
 import { parseSections, sectionNameProblem, setSection, strayHeading } from './sections.js';
@@ -139,6 +139,14 @@ interface PreparedTransition {
 
 type Deferred = () => Promise<void>;
 
+/** The move an action runs for: a transition's, a create rule's (`from` null), or a respawn's (`from` = `to`). */
+interface ActionMove {
+  readonly from: string | null;
+  readonly to: string;
+  readonly cause: Cause;
+  readonly reason?: string;
+}
+
 /**
  * The state machine's executor. Every status change, from the CLI or the exit monitor,
  * goes through `transition` (map → guard → gate → veto → write → actions → reset → history).
@@ -254,7 +262,7 @@ export class Engine {
     this.orange.log.info('status changed', { task: task.meta.id, project: task.meta.project, from, to, cause });
     notify?.();
 
-    const { task: afterHooks, failed, failures } = await this.runActions(current, workflow, transition.hooks, from, to, cause, deferred);
+    const { task: afterHooks, failed, failures } = await this.runActions(current, workflow, transition.hooks, { from, to, cause, reason: options.reason }, deferred);
     current = await this.writeFresh(afterHooks, {
       crash_count: 0,
       attention: failed.length > 0 ? failedHooksNote(failed) : null,
@@ -264,10 +272,17 @@ export class Engine {
       await this.record(current, { type: 'auto.advanced', from, to, reason });
       await this.safely('autoAdvanced', () => this.orange.hooks.autoAdvanced.promise({ orange: this.orange, task: current, from, to, reason }));
     }
-    await this.safely('afterTransition', () => this.orange.hooks.afterTransition.promise({ ...event, task: current }));
-    // A tap may have written fields of its own (the pipeline's stop_reason): return the task as stored.
-    const final = await this.orange.store.read(task.meta.project, task.meta.id);
-    return { task: final, from, to, changed: true, failedHooks: failed, failures };
+    // Taps write through the event (the lock is held): `current` follows their writes.
+    const writes = this.lockedWrites(() => current, (t) => (current = t));
+    const after: AfterTransitionEvent = {
+      ...event,
+      get task() {
+        return current;
+      },
+      ...writes,
+    };
+    await this.safely('afterTransition', () => this.orange.hooks.afterTransition.promise(after));
+    return { task: current, from, to, changed: true, failedHooks: failed, failures };
   }
 
   private async select(workflow: Workflow, task: Task, to: string, options: TransitionOptions): Promise<Transition> {
@@ -314,16 +329,15 @@ export class Engine {
     task: Task,
     workflow: Workflow,
     actions: readonly string[],
-    from: string | null,
-    to: string,
-    cause: Cause,
+    move: ActionMove,
     deferred: Deferred[],
   ): Promise<{ task: Task; failed: string[]; failures: ActionFailure[] }> {
+    const { from, to } = move;
     const failed: string[] = [];
     const failures: ActionFailure[] = [];
     let current = task;
     for (const action of actions) {
-      const ctx = this.actionContext(action, () => current, (t) => (current = t), workflow, from, to, cause, deferred);
+      const ctx = this.actionContext(action, () => current, (t) => (current = t), workflow, move, deferred);
       try {
         const hook = this.orange.hooks.actions.get(action);
         if (!hook || hook.taps.length === 0) throw new OrangeError('E_NO_PROVIDER', `no plugin provides hook "${action}"`);
@@ -340,40 +354,46 @@ export class Engine {
     return { task: current, failed, failures };
   }
 
-  private actionContext(
-    action: string,
-    get: () => Task,
-    set: (t: Task) => void,
-    workflow: Workflow,
-    from: string | null,
-    to: string,
-    cause: Cause,
-    deferred: Deferred[],
-  ): ActionContext {
+  private actionContext(action: string, get: () => Task, set: (t: Task) => void, workflow: Workflow, move: ActionMove, deferred: Deferred[]): ActionContext {
     const orange = this.orange;
     const engine = this;
     return {
       action,
       orange,
       workflow,
-      from,
-      to,
-      cause,
+      from: move.from,
+      to: move.to,
+      cause: move.cause,
+      ...(move.reason ? { reason: move.reason } : {}),
       log: orange.log.child(action),
       get task() {
         return get();
       },
-      async update(patch) {
-        const next = await engine.writeFresh(get(), patch);
-        set(next);
-        return next;
-      },
+      ...this.lockedWrites(get, set),
       async record(event) {
         await engine.record(get(), event);
       },
       prompt: (role, respawn = false) => this.prompt(workflow, get(), role, respawn),
       defer(fn) {
         deferred.push(fn);
+      },
+    };
+  }
+
+  /** The writes of an action or an afterTransition tap, under the lock the engine holds: `set` follows each. */
+  private lockedWrites(get: () => Task, set: (t: Task) => void): Omit<LockedTaskWrites, 'task'> {
+    return {
+      update: async (patch) => {
+        const next = await this.writeFresh(get(), patch);
+        set(next);
+        return next;
+      },
+      writeSection: async (name, content) => {
+        const task = get();
+        checkSection(name, content);
+        const next = await this.writeSectionLocked({ project: task.meta.project, id: task.meta.id }, name, content);
+        set(next);
+        return next;
       },
     };
   }
@@ -416,7 +436,10 @@ export class Engine {
     const declared = workflow.definition.fields;
     for (const name of Object.keys(input.fields ?? {})) {
       if (!Object.hasOwn(declared, name)) {
-        throw new OrangeError('E_INVALID_INPUT', `workflow ${workflow.name} has no field "${name}" (its fields: ${Object.keys(declared).join(', ') || 'none'})`);
+        throw new OrangeError('E_INVALID_INPUT', `workflow ${workflow.name} has no field "${name}" (its fields: ${Object.keys(declared).join(', ') || 'none'})`, {
+          field: name,
+          workflow: workflow.name,
+        });
       }
     }
     const id = newTaskId();
@@ -465,7 +488,7 @@ export class Engine {
     if (hooks.length === 0) return { task, spawned: false, failedHooks: [], failures: [] };
     const deferred: Deferred[] = [];
     const created = await this.orange.store.withTaskLock(projectName, id, async () => {
-      const { task: after, failed, failures } = await this.runActions(task, workflow, hooks, null, status, 'create', deferred);
+      const { task: after, failed, failures } = await this.runActions(task, workflow, hooks, { from: null, to: status, cause: 'create' }, deferred);
       const flagged = failed.length ? await this.writeFresh(after, { attention: failedHooksNote(failed) }) : after;
       return { task: flagged, failed, failures };
     });
@@ -573,7 +596,7 @@ export class Engine {
         }
         if (decision.respawn) {
           const action = role === 'worker' ? 'spawn_agent' : 'spawn_reviewer';
-          const { task: after, failed } = await this.runActions(task, workflow, [action], task.meta.status, task.meta.status, 'respawn', deferred);
+          const { task: after, failed } = await this.runActions(task, workflow, [action], { from: task.meta.status, to: task.meta.status, cause: 'respawn' }, deferred);
           task = failed.length ? await this.writeFresh(after, { attention: failedHooksNote(failed) }) : after;
         }
         return { task, decision };
@@ -621,7 +644,7 @@ export class Engine {
         throw new OrangeError('E_NOT_ALLOWED', `the ${role} of task ${ref.id} is still running; attach with: orange task attach ${ref.id}`);
       }
       const actions = [...(current.meta.workspace ? [] : ['acquire_workspace']), role === 'worker' ? 'spawn_agent' : 'spawn_reviewer'];
-      const { task: after, failed, failures } = await this.runActions(current, workflow, actions, status, status, 'respawn', deferred);
+      const { task: after, failed, failures } = await this.runActions(current, workflow, actions, { from: status, to: status, cause: 'respawn' }, deferred);
       if (failed.length) {
         await this.writeFresh(after, { attention: failedHooksNote(failed) });
         // The action's own error is the answer (a missing harness, an exhausted pool), not only its name.
@@ -700,26 +723,19 @@ export class Engine {
    * Replaces one `## name` section of a task's TASK.md body (appending it when missing) under the
    * task lock, keeping every other byte and any concurrent edit of the rest of the body
    * (`orange task section set`): agents write artifacts without editing the file with regexes.
-   * `lockHeld`: the caller holds the task lock already (a lifecycle hook tap, which runs under it).
+   * (An action or an afterTransition tap, which run under the lock, use their own `writeSection`.)
    */
-  async writeSection(ref: TaskRef, name: string, content: string, options: { readonly lockHeld?: boolean } = {}): Promise<Task> {
-    const problem = sectionNameProblem(name);
-    if (problem) throw new OrangeError('E_INVALID_INPUT', `section "${oneLineSummary(name).slice(0, 60)}": ${problem}`);
-    if (Buffer.byteLength(content) > SECTION_MAX_BYTES) {
-      throw new OrangeError('E_INVALID_INPUT', `section ${name}: the text is larger than ${SECTION_MAX_BYTES / 1024 / 1024} MB`);
-    }
-    const stray = strayHeading(content);
-    if (stray !== null) {
-      throw new OrangeError('E_INVALID_INPUT', `section ${name}: the text has its own level-2 heading "## ${oneLineSummary(stray).slice(0, 60)}", which would start another section; use ### inside a section`);
-    }
-    const write = async () => {
-      await this.readVerified(ref);
-      const task = await this.orange.store.update(ref.project, ref.id, {}, (body) => setSection(body, name, content));
-      await this.record(task, { type: 'section.written', section: name, bytes: Buffer.byteLength(content.trim()) });
-      this.orange.log.info('section written', { task: ref.id, section: name });
-      return task;
-    };
-    return options.lockHeld ? write() : this.orange.store.withTaskLock(ref.project, ref.id, write);
+  async writeSection(ref: TaskRef, name: string, content: string): Promise<Task> {
+    checkSection(name, content);
+    return this.orange.store.withTaskLock(ref.project, ref.id, () => this.writeSectionLocked(ref, name, content));
+  }
+
+  private async writeSectionLocked(ref: TaskRef, name: string, content: string): Promise<Task> {
+    await this.readVerified(ref);
+    const task = await this.orange.store.update(ref.project, ref.id, {}, (body) => setSection(body, name, content));
+    await this.record(task, { type: 'section.written', section: name, bytes: Buffer.byteLength(content.trim()) });
+    this.orange.log.info('section written', { task: ref.id, section: name });
+    return task;
   }
 
   /**
@@ -772,6 +788,19 @@ export class Engine {
 
 /** Largest text `writeSection` takes for one section (TASK.md itself is capped at 8 MB). */
 const SECTION_MAX_BYTES = 1024 * 1024;
+
+/** Refuses a section name or text `writeSection` must not write (E_INVALID_INPUT), before anything is locked. */
+function checkSection(name: string, content: string): void {
+  const problem = sectionNameProblem(name);
+  if (problem) throw new OrangeError('E_INVALID_INPUT', `section "${oneLineSummary(name).slice(0, 60)}": ${problem}`);
+  if (Buffer.byteLength(content) > SECTION_MAX_BYTES) {
+    throw new OrangeError('E_INVALID_INPUT', `section ${name}: the text is larger than ${SECTION_MAX_BYTES / 1024 / 1024} MB`);
+  }
+  const stray = strayHeading(content);
+  if (stray !== null) {
+    throw new OrangeError('E_INVALID_INPUT', `section ${name}: the text has its own level-2 heading "## ${oneLineSummary(stray).slice(0, 60)}", which would start another section; use ### inside a section`);
+  }
+}
 
 /** Which check raised each refusal code (E_TAMPERED is a refusal to read, not a transition check). */
 const REFUSAL_CHECKS: Partial<Record<string, RefusalCheck>> = {

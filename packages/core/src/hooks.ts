@@ -4,6 +4,7 @@ import type { AgentRole, Task, TaskMeta } from './task.js';
 import type { Logger } from './log.js';
 import type { Notification } from './notifications.js';
 import type { Orange } from './orange.js';
+import type { PullRequestState } from './plugin.js';
 import type { Transition, Workflow } from './workflow/workflow.js';
 
 /** Why a transition or action is happening. */
@@ -28,6 +29,12 @@ export interface TransitionEvent extends TaskEvent {
    */
   readonly notify?: boolean;
 }
+
+/**
+ * What afterTransition taps get: the transition, with the task lock still held. A tap that writes
+ * to the task does it through `update` / `writeSection` (see `LockedTaskWrites`).
+ */
+export interface AfterTransitionEvent extends TransitionEvent, LockedTaskWrites {}
 
 export interface HookFailedEvent extends TaskEvent {
   readonly action: string;
@@ -113,8 +120,10 @@ export interface PullRequestReview {
   readonly submittedAt: string;
 }
 
-/** What an open pull request says back: its checks and reviews at the head commit. */
+/** What a pull request says back: its state, and (for an open one) its checks and reviews at the head commit. */
 export interface PullRequestFeedback {
+  /** Read in the same call: the monitor and the dashboard take the state from here, not from a second one. */
+  readonly state: PullRequestState;
   readonly url: string;
   readonly headSha: string;
   readonly checks: readonly PullRequestCheck[];
@@ -153,10 +162,27 @@ export interface PipelineNoticeEvent extends TaskEvent {
 }
 
 /**
+ * Writes to a task while the engine holds its lock (in an action, in an afterTransition tap): the
+ * only way to write from there, since the store's own locked calls would wait for that very lock.
+ * Each write refreshes `task`, and the engine returns the task as these writes left it.
+ */
+export interface LockedTaskWrites {
+  /** The task as it is now (refreshed by every write). */
+  readonly task: Task;
+  /** Writes frontmatter fields and refreshes `task`. */
+  update(patch: Partial<TaskMeta>): Promise<Task>;
+  /**
+   * Replaces one `## name` section of the body (appending it when missing), checked and recorded
+   * as `orange task section set` does (`section.written`), and refreshes `task`.
+   */
+  writeSection(name: string, content: string): Promise<Task>;
+}
+
+/**
  * What a transition action (`spawn_agent`, `release_workspace`, …) is given. Actions run with
  * the task lock held, after the new status is written; they must be idempotent.
  */
-export interface ActionContext {
+export interface ActionContext extends LockedTaskWrites {
   readonly action: string;
   readonly orange: Orange;
   readonly workflow: Workflow;
@@ -164,11 +190,9 @@ export interface ActionContext {
   readonly from: string | null;
   readonly to: string;
   readonly cause: Cause;
+  /** Why the transition happens, when its caller said (a cancel, a budget stop, an exit rule); absent for create and respawn actions. */
+  readonly reason?: string;
   readonly log: Logger;
-  /** The task as it is now (refreshed by `update`). */
-  readonly task: Task;
-  /** Writes frontmatter fields (the lock is already held) and refreshes `task`. */
-  update(patch: Partial<TaskMeta>): Promise<Task>;
   /** Appends a history event for this task. */
   record(event: Omit<HistoryEvent, 'timestamp'>): Promise<void>;
   /** The prompt for an agent of `role` spawned now, rendered and passed through the prompt hook. */
@@ -192,8 +216,8 @@ export function createHooks() {
      * request or an exit rule: for notifiers and audit logs. Observes only; the lock is held.
      */
     transitionRefused: new AsyncSeriesHook<[TransitionRefusedEvent]>(['event']),
-    /** After the status is written and every action ran. */
-    afterTransition: new AsyncSeriesHook<[TransitionEvent]>(['event']),
+    /** After the status is written and every action ran; the lock is held (write through the event). */
+    afterTransition: new AsyncSeriesHook<[AfterTransitionEvent]>(['event']),
     /** An action failed after the status was written (the task is flagged for attention). */
     hookFailed: new AsyncSeriesHook<[HookFailedEvent]>(['event']),
     agentSpawned: new AsyncSeriesHook<[AgentEvent]>(['event']),

@@ -40,6 +40,8 @@ export {
   type Cause,
   type TaskEvent,
   type TransitionEvent,
+  type AfterTransitionEvent,
+  type LockedTaskWrites,
   type HookFailedEvent,
   type AgentEvent,
   type CrashEvent,
@@ -67,13 +69,13 @@ export {
   type Notification,
   type NotificationDelivery,
   type NotificationInput,
-  type OutboxDeliveryOptions,
   type NotificationPriority,
   type NotificationTask,
   type NotificationsConfig,
   type Notifier,
 } from './notifications.js';
 export { NotificationOutbox, type OutboxEntry } from './notification-outbox.js';
+export { OutboxDeliverer, type OutboxDeliveryOptions, type OutboxRouting } from './outbox-delivery.js';
 export {
   definePlugin,
   parsePluginOptions,
@@ -122,13 +124,14 @@ export {
   assertBranchName,
   assertTaskId,
 } from './store/names.js';
-export { Monitor, type MonitorOptions, type MonitorReport, type PassOptions } from './monitor.js';
+export { Monitor, type MonitorOptions, type MonitorReport, type PassOptions, type PullRequestApplied, type PullRequestSync } from './monitor.js';
+export { readPullRequest, pullRequestReading, type PullRequestReading } from './pull-request-reading.js';
 export { MonitorLease, deferredTo, outranks, type MonitorHolder } from './monitor-lease.js';
 export { checkCancel, cancelTask, cancelStatus, cancelMove, cancelQuestion, type CancelCheck, type CancelKind, type CancelMove, checkDelete, deleteTask, checkMerge, mergeTask, openPullRequest, requestChanges, type MergeCheck, type MergeOutcome, type MergeRequest } from './task-operations.js';
 export { findExecutable } from './executable.js';
 export { headlessData } from './headless-data.js';
 export { inlineText, blockText, oneLineSummary, terminalJson } from './terminal-text.js';
-export { listProcesses, processesInside, processStart, processTree, withAncestors, type ProcessEntry } from './process-table.js';
+export { listProcesses, processesInside, isRunning, processStart, processTree, withAncestors, type ProcessEntry } from './process-table.js';
 export { stopProcesses, type StopTimings } from './process-stop.js';
 export { simulateWorkflow, type SimulationResult, type SimulationStep } from './simulation/simulate.js';
 export { parseScript, SCRIPT_COMMANDS, type ScriptEvent, type ScriptStep } from './simulation/script.js';

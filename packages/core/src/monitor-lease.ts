@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { processStart } from './process-table.js';
+import { isRunning, processStart } from './process-table.js';
 import { writeFileAtomic } from './store/atomic.js';
 import { withLock } from './store/lock.js';
 import type { OrangePaths } from './store/paths.js';
@@ -140,12 +140,7 @@ async function live(holders: readonly MonitorHolder[]): Promise<MonitorHolder[]>
 }
 
 async function isAlive(holder: MonitorHolder): Promise<boolean> {
-  try {
-    process.kill(holder.pid, 0);
-  } catch (error) {
-    // EPERM: the process exists but belongs to someone else.
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
-  }
+  if (!isRunning(holder.pid)) return false;
   if (holder.start === '') return true;
   const start = await processStart(holder.pid);
   return start === '' || start === holder.start;

@@ -2,10 +2,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { TaskRef } from './engine.js';
 import { isOrangeError } from './errors.js';
 import { exitHandledInStatus, type ExitDecision } from './exit-rules.js';
+import type { PullRequestFeedback } from './hooks.js';
 import type { Orange } from './orange.js';
+import { pullRequestReading, readPullRequest, type PullRequestReading } from './pull-request-reading.js';
 import type { HistoryEvent } from './store/history.js';
 import { withLock } from './store/lock.js';
-import type { Project } from './store/projects.js';
 import type { ListedTask } from './store/task-store.js';
 import type { AgentRole } from './task.js';
 import type { Workflow } from './workflow/workflow.js';
@@ -32,7 +33,10 @@ export interface MonitorReport {
   readonly exits: ReadonlyArray<{ task: string; role: AgentRole; decision: ExitDecision['kind']; reason: string }>;
   readonly sessionsKilled: readonly string[];
   readonly workspacesFreed: readonly string[];
-  readonly pullRequests: ReadonlyArray<{ task: string; state: string; to: string | null }>;
+  /** Pull request states the pass applied (`to`), or could not apply from the task's status (`to` null). */
+  readonly pullRequests: ReadonlyArray<PullRequestApplied>;
+  /** Every pull request the pass read: its state and, while open, its checks (the dashboard shows them without asking again). */
+  readonly pullRequestsRead: readonly PullRequestReading[];
   /** Tasks found in a watched status longer than `notifications.staleAfterMs` (raised once per stay). */
   readonly stale: readonly string[];
   /** What reactions did with open pull requests' feedback. */
@@ -40,6 +44,21 @@ export interface MonitorReport {
   /** External processes the runtime started for liveness (1 per pass with tmux). */
   readonly runtimeProcesses: number;
   readonly durationMs: number;
+}
+
+/** A merged or closed pull request's state, applied to its task (`to`), or refused by the task's status (`to` null). */
+export interface PullRequestApplied {
+  readonly task: string;
+  readonly state: string;
+  readonly to: string | null;
+}
+
+/** What the pull request sync of one task (`R`) did and read. */
+export interface PullRequestSync {
+  /** The state it applied (or could not apply); null when there was nothing to apply. */
+  readonly applied: PullRequestApplied | null;
+  /** The pull request as it was read; null when it could not be read (logged). */
+  readonly read: PullRequestReading | null;
 }
 
 const ROLES: readonly AgentRole[] = ['worker', 'reviewer'];
@@ -72,15 +91,15 @@ export class Monitor {
    * The pull request sync of one task, as a pass does it (merged → done, closed → cancelled, an
    * open one's feedback to reactions), under the same pass lock: the dashboard's `R`.
    */
-  async syncPullRequest(ref: TaskRef, options: PassOptions = {}): Promise<MonitorReport['pullRequests'][number] | null> {
+  async syncPullRequest(ref: TaskRef, options: PassOptions = {}): Promise<PullRequestSync> {
     return withLock(
       this.orange.paths.monitorPassFile,
       'the monitor pass',
       async () => {
         const { task, tampered } = await this.orange.store.inspect(ref.project, ref.id);
         const workflow = await this.orange.workflowForProject(ref.project);
-        const [synced] = await this.syncPullRequests([{ meta: task.meta, tampered: tampered.map((f) => f.field) }], async () => workflow, []);
-        return synced ?? null;
+        const { applied, read } = await this.syncPullRequests([{ meta: task.meta, tampered: tampered.map((f) => f.field) }], async () => workflow, []);
+        return { applied: applied[0] ?? null, read: read[0] ?? null };
       },
       { waitMs: options.waitMs ?? PASS_WAIT_MS },
     );
@@ -170,7 +189,7 @@ export class Monitor {
     this.orange.notifications.flushOutbox();
 
     const reactions: Array<{ task: string; reaction: string; outcome: string }> = [];
-    const pullRequests = await this.syncPullRequests(tasks, workflowOf, reactions);
+    const { applied: pullRequests, read: pullRequestsRead } = await this.syncPullRequests(tasks, workflowOf, reactions);
     const stale = await this.raiseStale(tasks, workflowOf);
     return {
       tasks: tasks.length,
@@ -179,6 +198,7 @@ export class Monitor {
       sessionsKilled,
       workspacesFreed,
       pullRequests,
+      pullRequestsRead,
       stale,
       reactions,
       runtimeProcesses,
@@ -186,15 +206,16 @@ export class Monitor {
     };
   }
 
-  /** A merged PR finishes the task (merge cleanup); a closed one cancels it. */
+  /** A merged PR finishes the task (merge cleanup); a closed one cancels it; an open one's feedback goes to reactions. */
   private async syncPullRequests(
     tasks: readonly ListedTask[],
     workflowOf: (t: ListedTask) => Promise<Workflow>,
     reactions: Array<{ task: string; reaction: string; outcome: string }>,
-  ) {
+  ): Promise<{ applied: PullRequestApplied[]; read: PullRequestReading[] }> {
     const scm = this.orange.maybeSlot('scm');
-    const results: Array<{ task: string; state: string; to: string | null }> = [];
-    if (!scm) return results;
+    const results: PullRequestApplied[] = [];
+    const read: PullRequestReading[] = [];
+    if (!scm) return { applied: results, read };
     const log = this.orange.log.child('monitor');
     for (const task of tasks) {
       if (!task.meta.pr_url) continue;
@@ -202,8 +223,9 @@ export class Monitor {
       if (workflow.isTerminal(task.meta.status)) continue;
       try {
         const project = await this.orange.projects.get(task.meta.project);
-        const state = await scm.pullRequestState(task, project);
-        if (state === 'open') await this.checkPullRequest(task, project, workflow, reactions);
+        const { state, feedback } = await readPullRequest(scm, task, project);
+        read.push(pullRequestReading(task, state, feedback));
+        if (state === 'open' && feedback) await this.checkPullRequest(task, workflow, feedback, reactions);
         const target = state === 'merged' ? 'done' : state === 'closed' ? 'cancelled' : null;
         if (target === null || state === null) continue;
         if (workflow.between(task.meta.status, target).length === 0) {
@@ -231,20 +253,14 @@ export class Monitor {
         log.warn('pull request sync failed', { task: task.meta.id, error: error instanceof Error ? error.message : String(error) });
       }
     }
-    return results;
+    return { applied: results, read };
   }
 
-  /**
-   * Hands an open pull request's checks and reviews to the `pullRequestChecked` taps (reactions),
-   * when the SCM can read them and someone listens.
-   */
-  private async checkPullRequest(task: ListedTask, project: Project, workflow: Workflow, reactions: Array<{ task: string; reaction: string; outcome: string }>) {
-    const scm = this.orange.maybeSlot('scm');
-    if (!scm?.pullRequestFeedback || this.orange.hooks.pullRequestChecked.taps.length === 0) return;
-    // Feedback is extra: failing to read or act on it must not keep a merged or closed PR from syncing.
+  /** Hands an open pull request's checks and reviews to the `pullRequestChecked` taps (reactions), when someone listens. */
+  private async checkPullRequest(task: ListedTask, workflow: Workflow, feedback: PullRequestFeedback, reactions: Array<{ task: string; reaction: string; outcome: string }>) {
+    if (this.orange.hooks.pullRequestChecked.taps.length === 0) return;
+    // Acting on feedback is extra: a failure is logged and the pass goes on.
     try {
-      const feedback = await scm.pullRequestFeedback(task, project);
-      if (feedback === null) return;
       const current = await this.orange.store.read(task.meta.project, task.meta.id);
       await this.orange.hooks.pullRequestChecked.promise({
         orange: this.orange,

@@ -1,6 +1,9 @@
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { errorOf, recordingPlugin, sandbox, taskIn, type Sandbox } from '../test/fixtures.js';
+import { stuckNotification as stuck } from '../test/stuck-notification.js';
 import { Monitor } from './monitor.js';
 import { NotificationOutbox } from './notification-outbox.js';
 import { OUTBOX_GRACE_MS, type Notification, type Notifier } from './notifications.js';
@@ -319,6 +322,73 @@ describe('the outbox (one-shot CLI calls)', () => {
     await box.orange.notifications.settle();
     expect(got.desk).toEqual([expect.objectContaining({ event: 'status.changed', to: 'stuck', task: expect.objectContaining({ id: ref.id }) })]);
     expect(await outboxNames(box.home)).toEqual([]);
+  });
+});
+
+describe('the routing of outbox entries', () => {
+  /** A monitor's instance on the box's home that loads another instance for a directory's config (the CLI's loader), recording each load. */
+  async function monitorProcess(home: string, own: Notification[], loaded: Orange, loads: string[]): Promise<Orange> {
+    return Orange.create({ plugins: [recordingPlugin([]), notifiers({ desk: own })] }, {
+      paths: new OrangePaths(home),
+      orangeFor: async (cwd) => {
+        loads.push(cwd);
+        return loaded;
+      },
+    });
+  }
+
+  it("routes a leftover entry on a monitor pass by the config of the project it was raised in (its repository or a pool worktree)", async () => {
+    const here: Notification[] = [];
+    const there: Notification[] = [];
+    const loads: string[] = [];
+    box = await sandbox({}, []);
+    const repo = join(box.home, 'repo');
+    const worktree = join(box.orange.paths.workspaceDir('demo', 1), 'src');
+    await mkdir(repo, { recursive: true });
+    await mkdir(worktree, { recursive: true });
+    const monitor = await monitorProcess(box.home, here, await processOn(box.home, [notifiers({ desk: there })]), loads);
+    const outbox = new NotificationOutbox(box.orange.paths);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    await outbox.put({ notification: stuck('a'.repeat(21)), cwd: repo });
+    vi.setSystemTime(Date.now() + 1);
+    await outbox.put({ notification: stuck('b'.repeat(21)), cwd: worktree });
+    vi.setSystemTime(Date.now() + OUTBOX_GRACE_MS + 1000);
+    await new Monitor(monitor).pass();
+    await monitor.notifications.settle();
+    expect(there.map((n) => n.task.id)).toEqual(['a'.repeat(21), 'b'.repeat(21)]);
+    expect(here, "not by the monitor's own config").toEqual([]);
+    expect(loads).toEqual([repo, worktree]);
+    expect(await outboxNames(box.home)).toEqual([]);
+  });
+
+  it('never loads the config of a directory outside every registered project: its entry is routed by the own config, and logged', async () => {
+    const here: Notification[] = [];
+    const loads: string[] = [];
+    box = await sandbox({}, []);
+    const repo = join(box.home, 'repo');
+    await mkdir(repo, { recursive: true });
+    const outside = await mkdtemp(join(tmpdir(), 'orange-outside-'));
+    try {
+      // A link inside the repository that leads out of it counts as where it leads.
+      await symlink(outside, join(repo, 'escape'));
+      const monitor = await monitorProcess(box.home, here, box.orange, loads);
+      const outbox = new NotificationOutbox(box.orange.paths);
+      // Written a millisecond apart: names sort in the order they were written.
+      const put = async (id: string, cwd: string) => {
+        await outbox.put({ notification: stuck(id.repeat(21)), cwd });
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      };
+      await put('c', outside);
+      await put('d', join(repo, 'escape'));
+      await put('e', join(box.orange.paths.workspacesDir, 'elsewhere--1'));
+      expect(await monitor.notifications.deliverOutbox()).toBe(3);
+      expect(loads).toEqual([]);
+      expect(here.map((n) => n.task.id)).toEqual(['c'.repeat(21), 'd'.repeat(21), 'e'.repeat(21)]);
+      const logged = (await logLines(box)).filter((l) => l.msg === 'outbox entry raised outside every registered project; routed by this config');
+      expect(logged.map((l) => l.cwd)).toEqual([outside, join(repo, 'escape'), join(box.orange.paths.workspacesDir, 'elsewhere--1')]);
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
   });
 });
 

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { OrangeError } from './errors.js';
-import { NotificationOutbox, type OutboxEntry } from './notification-outbox.js';
+import { NotificationOutbox } from './notification-outbox.js';
 import type { Orange } from './orange.js';
+import { OutboxDeliverer, type OutboxDeliveryOptions } from './outbox-delivery.js';
 import type { TaskMeta } from './task.js';
 
 /** How much a notification needs a person, most pressing first. */
@@ -112,16 +113,6 @@ export type NotificationDelivery = 'in-process' | 'outbox';
  */
 export const OUTBOX_GRACE_MS = 10_000;
 
-/** What `deliverOutbox` is given. */
-export interface OutboxDeliveryOptions {
-  /** Only entries written at least this long ago (default 0: all). */
-  readonly minAgeMs?: number;
-  /** The instance whose config delivers an entry (the deliverer loads the config of the entry's directory); default this one. */
-  readonly instanceFor?: (entry: OutboxEntry) => Promise<Orange>;
-  /** Stops taking entries once aborted (the one in flight is finished); the rest stay in the outbox. */
-  readonly signal?: AbortSignal;
-}
-
 /**
  * Delivers notifications. Raising never waits for delivery and never throws: each routed notifier
  * runs on its own, bounded by `timeoutMs`, and a failure is logged. In `outbox` mode a raise only
@@ -132,6 +123,7 @@ export class Notifications {
   private readonly notifiers = new Map<string, Notifier>();
   private readonly pending = new Set<Promise<void>>();
   private readonly outbox: NotificationOutbox;
+  private readonly deliverer: OutboxDeliverer;
   private flushing: AbortController | null = null;
   private written = 0;
 
@@ -139,8 +131,11 @@ export class Notifications {
     private readonly orange: Orange,
     /** Where raised notifications go (see `NotificationDelivery`). */
     readonly delivery: NotificationDelivery = 'in-process',
+    /** An instance on the config of another directory, for outbox entries raised there (see `OutboxDeliverer`). */
+    orangeFor?: (cwd: string) => Promise<Orange>,
   ) {
     this.outbox = new NotificationOutbox(orange.paths);
+    this.deliverer = new OutboxDeliverer(orange.paths, { own: async () => orange, ...(orangeFor ? { load: orangeFor } : {}) });
   }
 
   /** Adds a channel (from a notifier plugin's `apply`). A later one of the same name replaces it. */
@@ -240,40 +235,12 @@ export class Notifications {
   }
 
   /**
-   * Delivers the outbox until it is empty, one entry after another, removing each after its attempt
-   * (delivered or failed: logged). Only one process delivers at a time (the outbox's lock): when
-   * another holds it, this returns at once, leaving the entries to it. Returns how many it delivered.
+   * Delivers the outbox until it is empty, each entry routed by the config of the project it was
+   * raised in (`OutboxDeliverer`); returns at once when another process delivers it. Returns how
+   * many it delivered.
    */
-  async deliverOutbox(options: OutboxDeliveryOptions = {}): Promise<number> {
-    const log = this.orange.log.child('notifications');
-    const minAgeMs = options.minAgeMs ?? 0;
-    const tried = new Set<string>();
-    const due = async () => (await this.outbox.due(minAgeMs)).filter((name) => !tried.has(name));
-    let delivered = 0;
-    // Looked at again after the lock is released: an entry written while this process held it,
-    // whose own deliverer found the lock held and left, is this process's to deliver.
-    const stopped = () => options.signal?.aborted === true;
-    while (!stopped() && (await due()).length > 0) {
-      const ran = await this.outbox.whileDelivering(async () => {
-        for (let names = await due(); names.length > 0 && !stopped(); names = await due()) {
-          for (const name of names) {
-            if (stopped()) return;
-            tried.add(name);
-            const { entry, problem } = await this.outbox.read(name);
-            if (entry) {
-              const instance = options.instanceFor ? await options.instanceFor(entry) : this.orange;
-              await instance.notifications.deliver(entry.notification);
-              delivered++;
-            } else if (problem !== null) {
-              log.error('outbox entry unreadable; removed', { entry: name, error: problem });
-            }
-            await this.outbox.remove(name);
-          }
-        }
-      });
-      if (ran === null) break;
-    }
-    return delivered;
+  deliverOutbox(options: OutboxDeliveryOptions = {}): Promise<number> {
+    return this.deliverer.deliver(options);
   }
 
   /**

@@ -37,6 +37,11 @@ export interface OrangeOptions {
   readonly log?: Logger;
   /** Where raised notifications go: delivered here (default) or written to the outbox for the deliverer (one-shot CLI calls). */
   readonly notificationDelivery?: NotificationDelivery;
+  /**
+   * An instance on the config found from `cwd` (the CLI's loader): an outbox entry raised in another
+   * registered project is routed by that project's config. Without it, by this instance's.
+   */
+  readonly orangeFor?: (cwd: string) => Promise<Orange>;
 }
 
 const BUILTIN_WORKFLOWS: readonly WorkflowInput[] = [defaultWorkflow, classicWorkflow, pipelineWorkflow];
@@ -85,7 +90,7 @@ export class Orange {
     this.cliEntry = options.cliEntry;
     this.configFile = options.configFile ?? null;
     this.engine = new Engine(this);
-    this.notifications = new Notifications(this, options.notificationDelivery);
+    this.notifications = new Notifications(this, options.notificationDelivery, options.orangeFor);
     for (const w of [...BUILTIN_WORKFLOWS, ...config.workflows]) this.workflowInputs.set(w.name, w);
     if (typeof config.workflow !== 'string') this.workflowInputs.set(config.workflow.name, config.workflow);
   }
@@ -182,11 +187,11 @@ export class Orange {
   }
 
   /**
-   * Who registered workflow `name` through `registerWorkflow`: `{ plugin }` with the plugin's name
-   * (null when it was registered outside any plugin's `apply`); null for a built-in or config workflow.
+   * The plugin that registered workflow `name` through `registerWorkflow`; null when it was
+   * registered outside any plugin's `apply`; undefined for a built-in or config workflow.
    */
-  workflowRegistrant(name: string): { plugin: string | null } | null {
-    return this.workflowPlugins.has(name) ? { plugin: this.workflowPlugins.get(name) ?? null } : null;
+  workflowPlugin(name: string): string | null | undefined {
+    return this.workflowPlugins.get(name);
   }
 
   get defaultWorkflowName(): string {

@@ -57,6 +57,8 @@ export interface AttachInfo {
   readonly mode: 'attach' | 'switch' | 'nested';
   /** The keys that come back, as typed (`C-b d`, `C-b L`, `C-b C-b d`). */
   readonly back: string;
+  /** The prefix key of the agents' runtime as typed (`C-b`): `<prefix> d` detaches a client of it. */
+  readonly prefix: string;
 }
 
 /** The runtime slot (tmux): where agents run. Spawning/killing are actions on the bus. */
@@ -237,7 +239,11 @@ export interface Scm {
   merge(task: Task, project: Project, options: MergeOptions): Promise<{ merged: boolean; message: string }>;
   createPullRequest(task: Task, project: Project): Promise<{ url: string }>;
   pullRequestState(task: Pick<Task, 'meta'>, project: Project): Promise<PullRequestState | null>;
-  /** Checks and reviews of the task's open pull request (for reactions); null when it has none. */
+  /**
+   * The task's pull request in one read: its state, and its checks and reviews (what reactions
+   * act on; complete for an open one). Null when it has none. An SCM with it is asked this instead
+   * of `pullRequestState` by the monitor's sync and the dashboard.
+   */
   pullRequestFeedback?(task: Pick<Task, 'meta'>, project: Project): Promise<PullRequestFeedback | null>;
   /** The last `lines` lines of a failed check's log, or null when the check has no log to read. */
   checkLog?(task: Pick<Task, 'meta'>, project: Project, check: PullRequestCheck, lines: number): Promise<string | null>;

@@ -56,6 +56,16 @@ export async function listProcesses(): Promise<ProcessEntry[]> {
   return entries;
 }
 
+/** True when process `pid` exists (EPERM: it does, as another user's). Says nothing about a reused pid (see `processStart`). */
+export function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /**
  * When process `pid` started, as the system reports it (`/proc/<pid>/stat` on Linux, `ps -o lstart`
  * elsewhere): equal for one process, different for a later one that reused its pid. Null when no

@@ -137,7 +137,7 @@ export function footerKeys(row: TaskRow | undefined, attach: AttachInfo | null =
 export function attachHelp(attach: AttachInfo | null): string {
   switch (attach?.mode) {
     case 'switch':
-      return `Enter on a live agent switches this tmux client to its session; ${attach.back} (switch-client -l) comes back here — ${attach.back.replace(/ L$/, ' d')} would detach the whole client.`;
+      return `Enter on a live agent switches this tmux client to its session; ${attach.back} (switch-client -l) comes back here — ${attach.prefix} d would detach the whole client.`;
     case 'nested':
       return `Enter on a live agent attaches to it inside this pane (Orange's tmux server is not this one); ${attach.back} detaches back here (the outer tmux takes the first prefix).`;
     case 'attach':

@@ -41,9 +41,10 @@ export async function openDashboard(options: DashboardOptions): Promise<void> {
   const stdin = options.stdin ?? process.stdin;
   const env = options.env ?? process.env;
   const colour = !(env.NO_COLOR !== undefined && env.NO_COLOR !== '');
-  const feed = new TaskFeed(orange, { project: options.project });
-  // After each turn of the poll (its own pass, or one another monitor ran) the PR column is asked again.
-  const duty = new MonitorDuty(orange, options.pollIntervalMs, () => feed.refreshPullRequests());
+  const feed = new TaskFeed(orange, { project: options.project, pullRequestMs: options.pollIntervalMs });
+  // After each turn of the poll the PR column shows what this process's pass read; when another
+  // process ran the pass, the feed asks the SCM itself.
+  const duty = new MonitorDuty(orange, options.pollIntervalMs, (report) => (report ? feed.knowPullRequests(report.pullRequestsRead) : feed.refreshPullRequests()));
   const actions = new OrangeActions(orange);
   const scope = options.project ?? 'all projects';
   // Asked while the first screen is drawn (it costs a tmux call or two): the footer and help show it once known.
@@ -63,14 +64,7 @@ export async function openDashboard(options: DashboardOptions): Promise<void> {
   const started = feed.start();
   // The poll starts once the first screen is drawn: its pass reads every task too, and would
   // otherwise compete with the first listing for the CPU.
-  const firstScreen = new Promise<void>((resolve) => {
-    const unsubscribe = feed.subscribe(() => {
-      if (!feed.snapshot().loaded) return;
-      unsubscribe();
-      resolve();
-    });
-  });
-  void Promise.race([firstScreen, started]).then(() => duty.start());
+  void feed.loaded.then(() => duty.start());
   try {
     for (;;) {
       stdout.write(ENTER_SCREEN);
@@ -90,7 +84,7 @@ export async function openDashboard(options: DashboardOptions): Promise<void> {
             scope={scope}
             project={options.project ?? null}
             showProject={options.project === undefined}
-            monitor={duty}
+            monitor={duty.label}
             attach={attachInfo}
             colour={colour}
             initial={view}
@@ -99,10 +93,7 @@ export async function openDashboard(options: DashboardOptions): Promise<void> {
             onCopy={(text) => stdout.write(clipboardSequence(text))}
             onOpenUrl={(url) => openUrl(url, urlOpener(process.platform, env))}
             onChanged={(ref) => void feed.refreshTask(ref.project, ref.id).catch(() => undefined)}
-            onRefreshPullRequest={async (ref) => {
-              await feed.refreshTask(ref.project, ref.id);
-              return feed.refreshPullRequest(ref.id);
-            }}
+            onPullRequestRead={(read) => feed.knowPullRequests([read])}
           />,
           { stdout, stdin, exitOnCtrlC: false, patchConsole: true },
         );

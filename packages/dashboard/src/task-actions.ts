@@ -13,6 +13,7 @@ import {
   type DiffStat,
   type HistoryEvent,
   type Orange,
+  type PullRequestReading,
   type TaskMeta,
   type TaskRef,
 } from '@orange/core';
@@ -48,10 +49,11 @@ export interface DashboardActions {
   pullRequest(ref: TaskRef): Promise<{ url: string; created: boolean }>;
   /**
    * The monitor's PR sync for one task (`R`): a pull request merged on GitHub finishes the task, a
-   * closed one cancels it. The sentence when it applied (or could not apply) a state; null when
-   * there was nothing to apply.
+   * closed one cancels it. `applied`: the sentence when it applied (or could not apply) a state,
+   * null when there was nothing to apply; `read`: the pull request as the sync read it (its state
+   * and, while open, its checks), null when it could not be read.
    */
-  syncPullRequest(ref: TaskRef): Promise<string | null>;
+  syncPullRequest(ref: TaskRef): Promise<{ applied: string | null; read: PullRequestReading | null }>;
   /** Throws the refusal of a cancel that cannot happen; else what it will do and the question to confirm it with. */
   checkCancel(ref: TaskRef): Promise<CancelCheck>;
   cancel(ref: TaskRef): Promise<string>;
@@ -120,11 +122,14 @@ export class OrangeActions implements DashboardActions {
     return { url, created: true };
   }
 
-  async syncPullRequest(ref: TaskRef): Promise<string | null> {
+  async syncPullRequest(ref: TaskRef): Promise<{ applied: string | null; read: PullRequestReading | null }> {
     // The same code and the same pass lock as the monitor's passes: R never races one of them.
-    const synced = await new Monitor(this.orange).syncPullRequest(ref, { waitMs: SYNC_WAIT_MS });
-    if (!synced) return null;
-    return synced.to ? `pull request of ${ref.id} ${synced.state}: task ${ref.id} → ${synced.to}` : `pull request of ${ref.id} ${synced.state}, which its status cannot follow (see orange log)`;
+    const { applied, read } = await new Monitor(this.orange).syncPullRequest(ref, { waitMs: SYNC_WAIT_MS });
+    if (!applied) return { applied: null, read };
+    const line = applied.to
+      ? `pull request of ${ref.id} ${applied.state}: task ${ref.id} → ${applied.to}`
+      : `pull request of ${ref.id} ${applied.state}, which its status cannot follow (see orange log)`;
+    return { applied: line, read };
   }
 
   async checkCancel(ref: TaskRef): Promise<CancelCheck> {

@@ -1,5 +1,15 @@
-import { isOrangeError, type AgentRole, type ListedTask, type Orange, type RuntimeSnapshot, type Workflow } from '@orange/core';
-import { checksMark, pullRequestNumber, rowOf, type Liveness, type PullRequestView, type TaskRow } from './task-row.js';
+import {
+  isOrangeError,
+  pullRequestReading,
+  readPullRequest,
+  type AgentRole,
+  type ListedTask,
+  type Orange,
+  type PullRequestReading,
+  type RuntimeSnapshot,
+  type Workflow,
+} from '@orange/core';
+import { pullRequestView, rowOf, type Liveness, type PullRequestView, type TaskRow } from './task-row.js';
 import { TaskWatcher } from './task-watcher.js';
 
 /** What the screen is drawn from: every task of the scope, as rows keyed by task id. */
@@ -30,6 +40,8 @@ export interface TaskFeedOptions {
   readonly livenessMs?: number;
   /** How often AHEAD / CHANGES are read from the workspace provider (git) for active tasks. */
   readonly diffMs?: number;
+  /** The least time between two SCM reads of one pull request by the feed itself (default: the config's pollIntervalMs). */
+  readonly pullRequestMs?: number;
 }
 
 const ROLES: readonly AgentRole[] = ['worker', 'reviewer'];
@@ -37,9 +49,14 @@ const ROLES: readonly AgentRole[] = ['worker', 'reviewer'];
 /**
  * Follows the task files: one listing from the store (its per-project index serves it), then a
  * watcher on the tasks folder (`TaskWatcher`) that re-reads only the tasks whose files changed. Liveness comes
- * from the runtime slot, AHEAD / CHANGES from the workspace slot, PR states from the SCM slot.
+ * from the runtime slot, AHEAD / CHANGES from the workspace slot. PR states come from what the
+ * monitor's pass of this dashboard read (`knowPullRequests`); the SCM is asked here only when
+ * another process runs the pass (`refreshPullRequests`).
  */
 export class TaskFeed implements TaskSource {
+  /** Resolves once the first listing is on screen (or could not be made). */
+  readonly loaded: Promise<void>;
+  private markLoaded: () => void = () => undefined;
   private rows = new Map<string, TaskRow>();
   private revisions = new Map<string, number>();
   private current: FeedSnapshot = { rows: new Map(), loaded: false, unreadable: 0, revisions: new Map() };
@@ -47,6 +64,11 @@ export class TaskFeed implements TaskSource {
   private readonly workflows = new Map<string, Promise<Workflow>>();
   private readonly pending = new Map<string, { project: string; id: string }>();
   private liveness: RuntimeSnapshot | null = null;
+  /** What is known of each task's pull request (by task id), whoever read it. */
+  private readonly pullRequests = new Map<string, PullRequestView>();
+  /** When the feed itself last asked the SCM about a task's pull request. */
+  private readonly pullRequestAsked = new Map<string, number>();
+  private pullRequestsRunning = false;
   private unreadable = 0;
   private debounce: NodeJS.Timeout | undefined;
   private timers: NodeJS.Timeout[] = [];
@@ -59,7 +81,9 @@ export class TaskFeed implements TaskSource {
   constructor(
     private readonly orange: Orange,
     private readonly options: TaskFeedOptions = {},
-  ) {}
+  ) {
+    this.loaded = new Promise((resolve) => (this.markLoaded = resolve));
+  }
 
   snapshot(): FeedSnapshot {
     return this.current;
@@ -77,6 +101,7 @@ export class TaskFeed implements TaskSource {
     } catch (error) {
       this.current = { ...this.current, loaded: true, error: error instanceof Error ? error.message : String(error) };
       for (const listener of this.listeners) listener();
+      this.markLoaded();
       return;
     }
     if (this.stopped) return;
@@ -85,7 +110,6 @@ export class TaskFeed implements TaskSource {
     this.timers.push(setInterval(() => void this.refreshLiveness(), livenessMs));
     this.timers.push(setInterval(() => void this.refreshDiffs(), this.options.diffMs ?? 10_000));
     void this.refreshDiffs();
-    void this.refreshPullRequests();
   }
 
   async stop(): Promise<void> {
@@ -100,22 +124,22 @@ export class TaskFeed implements TaskSource {
     return this.serially(() => this.reloadNow());
   }
 
-  /** Asks the SCM for the state of a task's pull request (R, and once on open). */
-  async refreshPullRequest(id: string): Promise<PullRequestView | null> {
-    const row = this.rows.get(id);
-    const scm = this.orange.maybeSlot('scm');
-    if (!row?.meta.pr_url || !scm) return row?.pr ?? null;
-    const project = await this.orange.projects.get(row.meta.project);
-    // The checks come with the review feedback, where the SCM can give it (the github plugin can).
-    const [state, feedback] = await Promise.all([scm.pullRequestState(row, project), scm.pullRequestFeedback?.(row, project).catch(() => null) ?? null]);
-    const checks = state === 'open' && feedback ? checksMark(feedback.checks) : null;
-    const pr: PullRequestView = { url: row.meta.pr_url, number: pullRequestNumber(row.meta.pr_url), state, checks };
-    const latest = this.rows.get(id);
-    if (latest) {
-      this.rows.set(id, { ...latest, pr });
-      this.publish();
+  /**
+   * Shows pull requests as they were just read — by this dashboard's monitor pass, by R, or opened
+   * by p — without asking the SCM again.
+   */
+  knowPullRequests(readings: readonly PullRequestReading[]): void {
+    let changed = false;
+    for (const reading of readings) {
+      this.pullRequests.set(reading.task, pullRequestView(reading));
+      const row = this.rows.get(reading.task);
+      const shown = row && this.withPullRequest(row);
+      if (row && shown !== row) {
+        this.rows.set(reading.task, shown as TaskRow);
+        changed = true;
+      }
     }
-    return pr;
+    if (changed) this.publish();
   }
 
   /** Re-reads one task now (after an action of this dashboard, without waiting for the watcher). */
@@ -125,14 +149,31 @@ export class TaskFeed implements TaskSource {
   }
 
   /**
-   * The pull request of every unfinished task that has one, asked again (on open, after each
-   * monitor turn); and of a finished task last seen open (a pass that just merged it).
+   * For a turn whose pass another process ran (its reads are not here): the pull request of every
+   * unfinished task that has one, asked of the SCM, and of a finished task last seen open (a pass
+   * that just merged it). Each at most once per `pullRequestMs`, one round at a time.
    */
   async refreshPullRequests(): Promise<void> {
-    for (const row of [...this.rows.values()]) {
-      if (this.stopped) return;
-      if (!row.meta.pr_url || (row.terminal && row.pr?.state !== 'open')) continue;
-      await this.refreshPullRequest(row.meta.id).catch(() => undefined);
+    const scm = this.orange.maybeSlot('scm');
+    if (!scm || this.pullRequestsRunning) return;
+    this.pullRequestsRunning = true;
+    try {
+      const every = this.options.pullRequestMs ?? this.orange.config.pollIntervalMs;
+      for (const row of [...this.rows.values()]) {
+        if (this.stopped) return;
+        if (!row.meta.pr_url || (row.terminal && row.pr?.state !== 'open')) continue;
+        const asked = this.pullRequestAsked.get(row.meta.id);
+        if (asked !== undefined && Date.now() - asked < every) continue;
+        this.pullRequestAsked.set(row.meta.id, Date.now());
+        try {
+          const { state, feedback } = await readPullRequest(scm, row, await this.orange.projects.get(row.meta.project));
+          this.knowPullRequests([pullRequestReading(row, state, feedback)]);
+        } catch {
+          // The column keeps what it showed; the next turn asks again.
+        }
+      }
+    } finally {
+      this.pullRequestsRunning = false;
     }
   }
 
@@ -263,7 +304,15 @@ export class TaskFeed implements TaskSource {
   }
 
   private rowIn(workflow: Workflow, task: ListedTask, previous: TaskRow | undefined): TaskRow {
-    return this.withLiveness(rowOf(workflow, this.orange.engine.targets(workflow, task.meta.status), task, previous));
+    return this.withPullRequest(this.withLiveness(rowOf(workflow, this.orange.engine.targets(workflow, task.meta.status), task, previous)));
+  }
+
+  /** `row` with what is known of its pull request (while the URL is the one read). */
+  private withPullRequest(row: TaskRow): TaskRow {
+    const known = this.pullRequests.get(row.meta.id);
+    if (!known || known.url !== row.meta.pr_url) return row;
+    if (row.pr?.state === known.state && row.pr.checks === known.checks) return row;
+    return { ...row, pr: known };
   }
 
   private withLiveness(row: TaskRow): TaskRow {
@@ -278,6 +327,7 @@ export class TaskFeed implements TaskSource {
   private publish(): void {
     this.current = { rows: new Map(this.rows), loaded: true, unreadable: this.unreadable, revisions: new Map(this.revisions) };
     for (const listener of this.listeners) listener();
+    this.markLoaded();
   }
 }
 

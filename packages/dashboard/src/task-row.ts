@@ -1,4 +1,4 @@
-import { cancelMove, type AgentRole, type CancelMove, type DiffStat, type ListedTask, type PullRequestCheck, type PullRequestState, type TaskMeta, type Workflow } from '@orange/core';
+import { cancelMove, type AgentRole, type CancelMove, type DiffStat, type ListedTask, type PullRequestCheck, type PullRequestReading, type PullRequestState, type TaskMeta, type Workflow } from '@orange/core';
 
 /** Whether a task's agent runs: ● alive, ✗ dead while the task is active, ○ none. */
 export type Liveness = 'alive' | 'dead' | 'none';
@@ -7,10 +7,15 @@ export type Liveness = 'alive' | 'dead' | 'none';
 export interface PullRequestView {
   readonly number: number | null;
   readonly url: string;
-  /** Null until the SCM was asked (on open and with R). */
+  /** Null until the pull request was read (by a monitor pass, R, or the dashboard). */
   readonly state: PullRequestState | null;
   /** Its checks in one mark (✓ all passed, ✗ one failed, … still running); null when unknown or none. */
   readonly checks?: ChecksMark | null;
+}
+
+/** A pull request as it was read, for its row. */
+export function pullRequestView(read: PullRequestReading): PullRequestView {
+  return { url: read.url, number: pullRequestNumber(read.url), state: read.state, checks: read.state === 'open' && read.checks ? checksMark(read.checks) : null };
 }
 
 /** A pull request's checks at a glance. */
@@ -54,16 +59,13 @@ export interface TaskRow {
 const ROLES: readonly AgentRole[] = ['worker', 'reviewer'];
 
 /**
- * A task's row as its workflow sees it, before the runtime was asked (liveness `none`; the feed
- * adds it). `targets` are the engine's legal targets from its status; `previous`, the row it
- * replaces, keeps what the slots said (the PR state while the URL is the same, the diff while the
- * worktree is).
+ * A task's row as its workflow sees it, before the runtime and the SCM were asked (liveness
+ * `none`, the PR state unknown; the feed adds what it knows). `targets` are the engine's legal
+ * targets from its status; `previous`, the row it replaces, keeps the diff while the worktree is the same.
  */
 export function rowOf(workflow: Workflow, targets: readonly string[], task: ListedTask, previous?: TaskRow): TaskRow {
   const { meta } = task;
-  const pr = meta.pr_url
-    ? { url: meta.pr_url, number: pullRequestNumber(meta.pr_url), state: previous?.pr?.url === meta.pr_url ? previous.pr.state : null, checks: previous?.pr?.url === meta.pr_url ? previous.pr.checks : null }
-    : null;
+  const pr = meta.pr_url ? { url: meta.pr_url, number: pullRequestNumber(meta.pr_url), state: null, checks: null } : null;
   return {
     meta,
     tampered: task.tampered,

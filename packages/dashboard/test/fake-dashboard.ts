@@ -1,4 +1,4 @@
-import { defaultWorkflow, Workflow, type AgentRole, type CancelCheck, type HistoryEvent, type TaskMeta, type TaskRef, type WorkflowInput } from '@orange/core';
+import { defaultWorkflow, Workflow, type AgentRole, type AttachInfo, type CancelCheck, type HistoryEvent, type PullRequestReading, type TaskMeta, type TaskRef, type WorkflowInput } from '@orange/core';
 import type { LiveValue } from '../src/components/app.js';
 import type { CreateRequest, DashboardActions } from '../src/task-actions.js';
 import type { FeedSnapshot, TaskSource } from '../src/task-feed.js';
@@ -110,9 +110,11 @@ export class RecordingActions implements DashboardActions {
   };
   /** What `syncPullRequest` answers: the sentence of a state it applied, or null (nothing to apply). */
   synced: string | null = null;
+  /** The pull request `syncPullRequest` read (null: it could not be read). */
+  read: PullRequestReading | null = null;
   syncPullRequest = async (ref: TaskRef) => {
     await this.record('syncPullRequest', ref.id);
-    return this.synced;
+    return { applied: this.synced, read: this.read };
   };
   /** What `checkCancel` finds: set it for a cancel that stops or abandons (a pipeline task). */
   cancelCheck: ((ref: TaskRef) => CancelCheck) | null = null;
@@ -132,3 +134,6 @@ export class RecordingActions implements DashboardActions {
 
 /** Who runs the monitor, fixed. */
 export const monitorHere: LiveValue<string> = { get: () => 'monitor: here', subscribe: () => () => undefined };
+
+/** A runtime that has not said how it attaches (yet). */
+export const attachUnknown: LiveValue<AttachInfo | null> = { get: () => null, subscribe: () => () => undefined };

@@ -5,10 +5,13 @@
  * deliverer killed mid-delivery leaves its entry to the next monitor pass; two deliverers started
  * together deliver each entry once.
  */
-import { readdir, readFile, readlink } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, readlink, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { execa } from 'execa';
 import { NotificationOutbox, newTaskId, type Notification } from '@orange/core';
 import { afterEach, describe, expect, it } from 'vitest';
+import { stuckNotification as notification } from '../../core/test/stuck-notification.js';
 import { httpReceiver, type HttpReceiver, type Reply } from '../../../plugins/notifier-webhook/test/http-receiver.js';
 import { CLI, pluginUrl, Sandbox } from './sandbox.js';
 
@@ -114,18 +117,28 @@ describe('notification delivery from one-shot CLI calls', () => {
   });
 });
 
-function notification(id: string): Notification {
-  return {
-    event: 'status.changed',
-    priority: 'urgent',
-    title: `Stuck: task ${id}`,
-    reason: null,
-    task: { id, project: 'demo', branch: `fix/${id}`, summary: `task ${id}`, status: 'stuck', pr_url: null, attach: `orange task attach ${id}` },
-    from: 'working',
-    to: 'stuck',
-    timestamp: new Date().toISOString(),
-  };
-}
+describe('the routing of an outbox entry', () => {
+  it('never loads the config of a directory outside every registered project: the deliverer routes its entry by its own config', async () => {
+    box = await boxWithWebhook([]);
+    // A config that leaves a mark when it is loaded, where an agent could put one: outside every project.
+    const outside = await mkdtemp(join(tmpdir(), 'orange-outside-'));
+    const marker = join(outside, 'loaded');
+    try {
+      await writeFile(join(outside, 'orange.config.mjs'), `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(marker)}, 'loaded');\nexport default {};\n`);
+      const id = newTaskId();
+      await new NotificationOutbox(box.paths).put({ notification: notification(id), cwd: outside });
+      const run = await execa(process.execPath, [CLI, 'notifications', 'deliver', '--json'], { cwd: box.repo, env: box.env, extendEnv: false, reject: false });
+      expect(run.exitCode, String(run.stderr)).toBe(0);
+      expect(JSON.parse(String(run.stdout))).toEqual({ delivered: 1 });
+      expect(await stat(marker).then(() => 'loaded', () => 'not loaded'), 'the outside config').toBe('not loaded');
+      // Delivered by the repository's config: its webhook got the post.
+      expect(hook!.requests.map((r) => (JSON.parse(r.body) as Notification).task.id)).toEqual([id]);
+      expect(await readFile(box.paths.logFile, 'utf8')).toContain('"msg":"outbox entry raised outside every registered project; routed by this config"');
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
+  });
+});
 
 /** `promise`, or a clear failure after `ms`. */
 async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {

@@ -117,16 +117,17 @@ export class GithubScm implements Scm {
   }
 
   /**
-   * Checks and reviews of the task's open PR: one `gh pr view`, plus the reviews and their inline
-   * comments from the REST API when changes are requested (the comments are what the agent needs).
+   * The task's PR in one `gh pr view`: its state, checks and reviews; for an open one whose changes
+   * are requested, also the reviews and their inline comments from the REST API (the comments are
+   * what the agent needs). Null without a recorded `pr_url`.
    */
   async pullRequestFeedback(task: Pick<Task, 'meta'>, project: Project): Promise<PullRequestFeedback | null> {
     if (!task.meta.pr_url) return null;
     const dir = this.repoDir(task, project);
     const url = task.meta.pr_url;
     const view = ghJson<Record<string, unknown>>(await this.gh.run(dir, ['pr', 'view', url, '--json', FEEDBACK_FIELDS], `reading pull request ${url}`), `gh pr view ${url}`);
-    if (String(view.state).toUpperCase() !== 'OPEN') return null;
-    const feedback = parseFeedback(view);
+    const feedback = parseFeedback(view, knownState(view.state, url));
+    if (feedback.state !== 'open') return feedback;
     const coordinates = pullRequestCoordinates(url);
     const asked = feedback.reviewDecision === 'changes_requested' || feedback.reviews.some((r) => r.state === 'changes_requested');
     if (!asked || !coordinates) return feedback;
@@ -194,9 +195,14 @@ function parsePullRequest(stdout: string, target: string): PullRequestInfo {
     throw new OrangeError('E_SCM', `gh pr view ${target} did not print JSON`);
   }
   const { state, url } = (parsed ?? {}) as { state?: unknown; url?: unknown };
+  return { state: knownState(state, target), url: typeof url === 'string' ? url : target };
+}
+
+/** The state `gh pr view` printed, or E_SCM for one it does not know. */
+function knownState(state: unknown, target: string): PullRequestState {
   const known = typeof state === 'string' ? STATES[state.toUpperCase()] : undefined;
   if (!known) throw new OrangeError('E_SCM', `gh pr view ${target} reported an unknown state ${JSON.stringify(state)}`);
-  return { state: known, url: typeof url === 'string' ? url : target };
+  return known;
 }
 
 /** The last pull request URL gh printed. */

@@ -83,6 +83,24 @@ describe('delete_remote_branch', () => {
     expect(await remoteHas(fx, 'feat/local-main')).toBe(false);
   });
 
+  it('fetches only the branch and the default branch; on a remote without the default branch, checks against the local one', async () => {
+    fx = await gitFixture();
+    const task = await fx.task('feat/only-two');
+    await fx.git(task.meta.workspace!, 'push', '--quiet', 'origin', 'feat/only-two');
+    await fx.git(fx.origin, 'branch', 'unrelated', 'main');
+    await fx.git(fx.repo, 'merge', '--quiet', '--ff-only', 'feat/only-two');
+    const log = new Logger(join(fx.root, 'log'));
+    expect(await deleteRemoteBranch(new Git('git'), fx.repo, 'origin', 'feat/only-two', log, options(fx))).toBe('deleted');
+    expect(await fx.git(fx.repo, 'for-each-ref', '--format=%(refname)', 'refs/remotes/origin/unrelated'), 'another branch of the remote is not fetched').toBe('');
+    // The remote's default branch gone (renamed): the local main holds the tip, so the branch goes.
+    const other = await fx.task('feat/no-remote-main');
+    await fx.git(other.meta.workspace!, 'push', '--quiet', 'origin', 'feat/no-remote-main');
+    await fx.git(fx.repo, 'merge', '--quiet', '--no-edit', 'feat/no-remote-main');
+    await fx.git(fx.origin, 'branch', '-m', 'main', 'trunk');
+    expect(await deleteRemoteBranch(new Git('git'), fx.repo, 'origin', 'feat/no-remote-main', log, options(fx))).toBe('deleted');
+    expect(await remoteHas(fx, 'feat/no-remote-main')).toBe(false);
+  });
+
   it('skips a repository that has no such remote', async () => {
     fx = await gitFixture();
     await fx.git(fx.repo, 'remote', 'rename', 'origin', 'upstream');

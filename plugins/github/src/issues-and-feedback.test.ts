@@ -82,6 +82,7 @@ describe('pull request feedback', () => {
     await fx.ghResponds({ 'pr view': { stdout: view() } });
     const feedback = await scmOf(fx).pullRequestFeedback(task, fx.project);
     expect(feedback).toEqual({
+      state: 'open',
       url: PR,
       headSha: 'abc123',
       reviewDecision: null,
@@ -93,6 +94,21 @@ describe('pull request feedback', () => {
       ],
     });
     expect(await fx.ghCalls()).toEqual([['pr', 'view', PR, '--json', 'state,url,headRefOid,reviewDecision,statusCheckRollup,latestReviews']]);
+  });
+
+  it("reads a merged or closed pull request's state in the same one call, and asks the API nothing more", async () => {
+    fx = await gitFixture();
+    const task = await fx.task('feat/merged', { pr_url: PR });
+    await fx.ghResponds({ 'pr view': { stdout: view({ state: 'MERGED', reviewDecision: 'CHANGES_REQUESTED' }) } });
+    expect(await scmOf(fx).pullRequestFeedback(task, fx.project)).toMatchObject({ state: 'merged', url: PR, headSha: 'abc123' });
+    await fx.ghResponds({ 'pr view': { stdout: view({ state: 'CLOSED' }) } });
+    expect(await scmOf(fx).pullRequestFeedback(task, fx.project)).toMatchObject({ state: 'closed' });
+    expect((await fx.ghCalls()).map((c) => c.slice(0, 2))).toEqual([
+      ['pr', 'view'],
+      ['pr', 'view'],
+    ]);
+    await fx.ghResponds({ 'pr view': { stdout: view({ state: 'DRAFTED' }) } });
+    await expect(scmOf(fx).pullRequestFeedback(task, fx.project)).rejects.toMatchObject({ code: 'E_SCM', message: `gh pr view ${PR} reported an unknown state "DRAFTED"` });
   });
 
   it('reads the reviews and their inline comments from the API when changes are requested', async () => {

@@ -1,4 +1,4 @@
-import { OrangeError, type PullRequestCheck, type PullRequestFeedback, type PullRequestReview, type PullRequestReviewComment } from '@orange/core';
+import { OrangeError, type PullRequestCheck, type PullRequestFeedback, type PullRequestReview, type PullRequestReviewComment, type PullRequestState } from '@orange/core';
 
 /** The `gh pr view --json` fields the feedback is read from (state and url too: one call serves the sync). */
 export const FEEDBACK_FIELDS = 'state,url,headRefOid,reviewDecision,statusCheckRollup,latestReviews';
@@ -72,13 +72,14 @@ export function commentsByReview(raw: readonly Raw[]): Map<string, PullRequestRe
   return byReview;
 }
 
-/** The feedback in `gh pr view --json FEEDBACK_FIELDS` output; reviews come from `latestReviews` unless given. */
-export function parseFeedback(view: Raw, reviews?: readonly PullRequestReview[]): PullRequestFeedback {
+/** The feedback in `gh pr view --json FEEDBACK_FIELDS` output, in `state`; reviews come from `latestReviews` unless given. */
+export function parseFeedback(view: Raw, state: PullRequestState, reviews?: readonly PullRequestReview[]): PullRequestFeedback {
   const headSha = str(view.headRefOid);
   const rollup = Array.isArray(view.statusCheckRollup) ? (view.statusCheckRollup as Raw[]) : [];
   const decision = str(view.reviewDecision).toUpperCase();
   const latest = Array.isArray(view.latestReviews) ? (view.latestReviews as Raw[]) : [];
   return {
+    state,
     url: str(view.url),
     headSha,
     checks: rollup.map((c) => parseCheck(c, headSha)),

@@ -33,13 +33,14 @@ export async function deleteRemoteBranch(
     log.info('no such remote; remote branch not deleted', { dir, remote, branch });
     return 'no-remote';
   }
-  const listed = await git.run(dir, ['ls-remote', '--heads', remote, `refs/heads/${branch}`], `reading ${remote}/${branch}`);
-  // ls-remote matches patterns by their tail: keep only the exact ref.
-  const tip = listed.split('\n').map((line) => line.split('\t')).find(([, ref]) => ref === `refs/heads/${branch}`)?.[0] ?? '';
-  if (tip === '') return alreadyGone(git, dir, remote, branch);
-  // Brings the tip (pushed from elsewhere, perhaps) and the remote default branch up to date.
-  await git.run(dir, ['fetch', '--quiet', remote], `fetching ${remote}`);
+  // One fetch brings the branch's tip (pushed from elsewhere, perhaps) and the remote default branch,
+  // and no other ref of the remote.
   const target = options.defaultBranch;
+  const fetched = await fetchRefs(git, dir, remote, [branch, target]);
+  if (fetched === branch) return alreadyGone(git, dir, remote, branch);
+  // No default branch on the remote: the tip is checked against the local one alone.
+  if (fetched === target && (await fetchRefs(git, dir, remote, [branch])) === branch) return alreadyGone(git, dir, remote, branch);
+  const tip = await git.run(dir, ['rev-parse', '--verify', `refs/remotes/${remote}/${branch}^{commit}`], `reading ${remote}/${branch}`);
   const contained = (await isAncestor(git, dir, tip, `refs/remotes/${remote}/${target}`)) || (await isAncestor(git, dir, tip, `refs/heads/${target}`));
   if (!contained && !(await options.pullRequestMerged().catch(() => false))) {
     throw new OrangeError(
@@ -58,6 +59,21 @@ export async function deleteRemoteBranch(
     throw new OrangeError('E_SCM', `not deleting ${remote}/${branch}: it moved past ${tip.slice(0, 7)} while it was being checked; run the deletion again once its commits are merged`, { remote, branch, tip });
   }
   throw new OrangeError('E_SCM', `deleting ${remote}/${branch} failed: ${lastLine(result.stderr)}`);
+}
+
+/**
+ * Fetches `branches` of `remote` into their remote-tracking refs (forced: a remote branch may have
+ * been rewritten). Null once fetched; the branch the remote does not have (git names the first it
+ * misses), without fetching any; E_SCM for any other failure.
+ */
+async function fetchRefs(git: Git, dir: string, remote: string, branches: readonly string[]): Promise<string | null> {
+  const specs = branches.map((b) => `+refs/heads/${b}:refs/remotes/${remote}/${b}`);
+  const result = await git.try(dir, ['fetch', '--quiet', '--no-tags', remote, ...specs]);
+  if (result.ok) return null;
+  const missing = /couldn't find remote ref (\S+)/i.exec(result.stderr)?.[1];
+  const branch = branches.find((b) => missing === `refs/heads/${b}`);
+  if (branch !== undefined) return branch;
+  throw new OrangeError('E_SCM', `fetching ${branches.join(' and ')} from ${remote} failed: ${lastLine(result.stderr)}`);
 }
 
 /** Someone (a merged PR's "delete branch" button, an earlier run) got there first. */

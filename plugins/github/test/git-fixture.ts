@@ -1,9 +1,10 @@
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Orange, OrangePaths, newTaskMeta, noopActions, type Project, type Task } from '@orange/core';
 import { execa } from 'execa';
 import { github } from '../src/index.js';
+import { standInGh, type GhAnswers } from './stand-in-gh.js';
 
 // CI has no global git config; the plugin's git children inherit this identity.
 Object.assign(process.env, {
@@ -13,12 +14,6 @@ Object.assign(process.env, {
   GIT_COMMITTER_EMAIL: 'test@orange.invalid',
 });
 
-/**
- * What the stand-in gh answers, keyed by its first two arguments ("pr view", "auth status"), or for
- * `gh api` by "api <path>" (query and flags left out). `pages`: a listing in pages, all printed back
- * to back with `--paginate` (as gh before 2.26 prints them), only the first without.
- */
-export type GhResponses = Record<string, { stdout?: string; pages?: string[]; stderr?: string; code?: number }>;
 
 export interface Fixture {
   root: string;
@@ -26,14 +21,14 @@ export interface Fixture {
   repo: string;
   orange: Orange;
   project: Project;
-  /** The stand-in gh: records argv to calls.jsonl and answers from responses.json. */
+  /** The stand-in gh (`standInGh`): records its argv and answers from `ghResponds`. */
   ghBin: string;
   git(dir: string, ...args: string[]): Promise<string>;
   /** A task on `branch` with one commit in its own worktree (or none, with `worktree: false`). */
   task(branch: string, options?: { summary?: string; body?: string; worktree?: boolean; pr_url?: string; issue?: string }): Promise<Task>;
   /** Pushes one more commit to origin/main from another clone, so task branches diverge. */
   advanceOrigin(file?: string): Promise<string>;
-  ghResponds(responses: GhResponses): Promise<void>;
+  ghResponds(responses: GhAnswers): Promise<void>;
   ghCalls(): Promise<string[][]>;
   cleanup(): Promise<void>;
 }
@@ -52,26 +47,8 @@ export async function gitFixture(options: { ghBin?: string } = {}): Promise<Fixt
   await git(repo, 'remote', 'add', 'origin', origin);
   await git(repo, 'push', '--quiet', '-u', 'origin', 'main');
 
-  const ghBin = join(root, 'bin', 'gh');
-  await mkdir(join(root, 'bin'));
-  await writeFile(
-    ghBin,
-    `#!${process.execPath}
-const fs = require('node:fs');
-const args = process.argv.slice(2);
-fs.appendFileSync(${JSON.stringify(join(root, 'gh-calls.jsonl'))}, JSON.stringify(args) + '\\n');
-let responses = {};
-try { responses = JSON.parse(fs.readFileSync(${JSON.stringify(join(root, 'gh-responses.json'))}, 'utf8')); } catch {}
-const api = args[0] === 'api';
-const path = api ? (args.slice(1).find((a) => !a.startsWith('-')) || '').split('?')[0] : '';
-const r = responses[api ? 'api ' + path : args.slice(0, 2).join(' ')] || { stderr: 'unexpected gh call', code: 1 };
-const stdout = r.pages ? (args.includes('--paginate') ? r.pages.join('') : r.pages[0]) : r.stdout;
-if (stdout) process.stdout.write(stdout + '\\n');
-if (r.stderr) process.stderr.write(r.stderr + '\\n');
-process.exit(r.code || 0);
-`,
-  );
-  await chmod(ghBin, 0o755);
+  const gh = await standInGh(root);
+  const ghBin = gh.bin;
 
   const home = join(root, 'home');
   const orange = await Orange.create(
@@ -121,17 +98,8 @@ process.exit(r.code || 0);
       await git(other, 'push', '--quiet', 'origin', 'HEAD:main');
       return git(other, 'rev-parse', 'HEAD');
     },
-    async ghResponds(responses) {
-      await writeFile(join(root, 'gh-responses.json'), JSON.stringify(responses));
-    },
-    async ghCalls() {
-      try {
-        const text = await readFile(join(root, 'gh-calls.jsonl'), 'utf8');
-        return text.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as string[]);
-      } catch {
-        return [];
-      }
-    },
+    ghResponds: (responses) => gh.answer(responses),
+    ghCalls: () => gh.calls(),
     cleanup: () => rm(root, { recursive: true, force: true }),
   };
 }

@@ -68,6 +68,8 @@ export function codex(options: CodexOptions = {}): OrangePlugin {
 
 function codexHarness(options: ResolvedCodexOptions, orangeHome: string): Harness {
   let installed: boolean | undefined;
+  /** The model a headless run uses: its tier's, else the configured one (null: Codex's own default). */
+  const modelOf = (tier: string | null): string | null => tier ?? options.model ?? null;
   return {
     name: 'codex',
     excludes: ['.codex/'],
@@ -84,13 +86,13 @@ function codexHarness(options: ResolvedCodexOptions, orangeHome: string): Harnes
     },
     headless: {
       tiers: options.tiers,
-      command: (request) => ({ argv: codexHeadlessArgv(options.bin, options.extraArgs, { ...request, model: request.model ?? options.model ?? null }) }),
+      command: (request) => ({ argv: codexHeadlessArgv(options.bin, options.extraArgs, { ...request, model: modelOf(request.model) }) }),
       // A run without a tier ran on the configured model: priced as that one.
-      result: (run) => codexHeadlessResult({ ...run, model: run.model ?? options.model ?? null }, options.prices),
+      result: (run) => codexHeadlessResult({ ...run, model: modelOf(run.model) }, options.prices),
       // Codex reports tokens, not money: a model without a price counts $0 against a budget.
       canPrice: (model) => {
-        const used = model ?? options.model;
-        return used !== undefined && Object.hasOwn(options.prices, used);
+        const used = modelOf(model);
+        return used !== null && Object.hasOwn(options.prices, used);
       },
     },
   };

@@ -72,6 +72,7 @@ export function pipeline(options: PipelineOptions = {}): OrangePlugin {
 
       const action = (name: string, fn: (ctx: ActionContext) => Promise<void>) => orange.hooks.actions.for(name).tapPromise('pipeline', fn);
       action('start_pipeline', async (ctx) => {
+        await keepStopReason(ctx);
         if (pipelineFields(ctx.task.meta).budgetUsd <= 0) await ctx.update({ budget_usd: settings.budgetUsd });
         const spawn = orange.hooks.actions.get('spawn_agent');
         if (!spawn || spawn.taps.length === 0) throw new OrangeError('E_NO_PROVIDER', 'no runtime plugin provides spawn_agent, so the pipeline driver cannot start');
@@ -81,6 +82,9 @@ export function pipeline(options: PipelineOptions = {}): OrangePlugin {
         await spawn.promise({ ...ctx, task: { ...task, meta: { ...task.meta, harness: DRIVER_HARNESS } } });
       });
       action('stop_pipeline', async (ctx) => {
+        await keepStopReason(ctx);
+        // The driver runs only in a state with an agent: leaving created, awaiting_clarification or stopped, none is left to end.
+        if (ctx.from === null || !ctx.workflow.state(ctx.from)?.agent) return;
         const kill = orange.hooks.actions.get('kill_session');
         if (kill && kill.taps.length > 0) await kill.promise(ctx);
       });
@@ -95,15 +99,7 @@ export function pipeline(options: PipelineOptions = {}): OrangePlugin {
       });
 
       orange.hooks.afterTransition.tapPromise('pipeline', async (event) => {
-        if (event.workflow.name !== 'pipeline') return;
-        let meta = event.task.meta;
-        // Why it stopped is the stop's own reason (cancelled, budget exceeded, …), and only while stopped.
-        const stopReason = event.to === 'stopped' ? (event.reason ?? 'stopped') : '';
-        if ((event.to === 'stopped' || event.from === 'stopped') && pipelineFields(meta).stopReason !== stopReason) {
-          // The engine holds the task lock while afterTransition runs.
-          meta = (await orange.store.update(meta.project, meta.id, { stop_reason: stopReason })).meta;
-        }
-        await writeCheckpoint(orange.paths, meta);
+        if (event.workflow.name === 'pipeline') await writeCheckpoint(orange.paths, event.task.meta);
       });
       orange.hooks.respawn.tapPromise('pipeline', async ({ task, workflow }) => {
         if (workflow.name !== 'pipeline') return undefined;
@@ -115,6 +111,13 @@ export function pipeline(options: PipelineOptions = {}): OrangePlugin {
       });
     },
   });
+}
+
+/** Why the task stopped is the stop's own reason (cancelled, budget exceeded, …), and only while it is stopped. */
+async function keepStopReason(ctx: ActionContext): Promise<void> {
+  if (ctx.to !== 'stopped' && ctx.from !== 'stopped') return;
+  const stopReason = ctx.to === 'stopped' ? (ctx.reason ?? 'stopped') : '';
+  if (pipelineFields(ctx.task.meta).stopReason !== stopReason) await ctx.update({ stop_reason: stopReason });
 }
 
 /** The "harness" that starts the pipeline driver (`orange pipeline run`) instead of an agent. */

@@ -1,4 +1,7 @@
-import { parseSections } from '@orange/core';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { defaultWorkflow, newTaskId, newTaskMeta, noopActions, Orange, OrangePaths, parseSections, type WorkflowInput } from '@orange/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { failedTest, passed, prView, reactionsBox, type ReactionsBox } from '../test/reactions-box.js';
 import { reactions } from './index.js';
@@ -142,12 +145,35 @@ describe('ci-failed', () => {
     const prompt = async () => box!.orange.engine.prompt(workflow, await box!.orange.store.read('app', ref.id), 'worker', true);
     expect(await prompt()).toContain('Pull request feedback waits in ## Feedback');
     await box.orange.engine.writeSection(ref, 'Handoff', 'DONE: the empty email is rejected');
-    await box.orange.engine.transition(ref, 'agent-review');
+    const moved = await box.orange.engine.transition(ref, 'agent-review');
     const task = await box.orange.store.read('app', ref.id);
+    expect(moved.task, 'the transition returns the task as the clearing left it').toEqual(task);
     expect(parseSections(task.body).get('Feedback')?.trim()).toBe('');
     expect(parseSections(task.body).get('Context')?.trim()).toBe('Login.');
     expect(await prompt()).not.toContain('Pull request feedback waits');
     expect(await box.orange.store.history('app', ref.id)).toContainEqual(expect.objectContaining({ type: 'section.written', section: 'Feedback', bytes: 0 }));
+  });
+
+  it("knows a hand-over to review by the workflow's roles, whatever its states are called", async () => {
+    // The default workflow with its worker's state called `coding` and its reviewer's `checking`.
+    const renamed = JSON.parse(JSON.stringify(defaultWorkflow).replaceAll('"working"', '"coding"').replaceAll('"agent-review"', '"checking"')) as WorkflowInput;
+    const home = await mkdtemp(join(tmpdir(), 'orange-reactions-roles-'));
+    try {
+      const orange = await Orange.create({ defaults: false, workflows: [{ ...renamed, name: 'renamed' }], plugins: [noopActions(), reactions()] }, { paths: new OrangePaths(home) });
+      await orange.projects.add({ name: 'app', path: home, default_branch: 'main', workflow: 'renamed' });
+      const feedbackIn = async (status: string) => {
+        const id = newTaskId();
+        await orange.store.create({ meta: newTaskMeta({ id, project: 'app', branch: `feat/${id}`, status, summary: 'Add a login form' }), body: '## Handoff\n\nDONE: fixed\n\n## Review\n\nVerdict: FAIL\nagain\n\n## Feedback\n\nCI failed.\n' });
+        return { project: 'app', id };
+      };
+      const handedOver = await orange.engine.transition(await feedbackIn('coding'), 'checking');
+      expect(parseSections(handedOver.task.body).get('Feedback')?.trim()).toBe('');
+      // The reviewer's verdict sends the task back to the worker: the feedback it has not acted on stays.
+      const sentBack = await orange.engine.transition(await feedbackIn('checking'), 'coding');
+      expect(parseSections(sentBack.task.body).get('Feedback')?.trim()).toBe('CI failed.');
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
   });
 });
 

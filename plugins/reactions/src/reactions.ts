@@ -3,6 +3,7 @@ import {
   isOrangeError,
   parseSections,
   setSection,
+  type AgentRole,
   type HistoryEvent,
   type Orange,
   type OrangePlugin,
@@ -10,6 +11,7 @@ import {
   type PullRequestEvent,
   type PullRequestReview,
   type Task,
+  type Workflow,
 } from '@orange/core';
 import { ciFeedback, reviewFeedback } from './feedback-text.js';
 import { parseReactionsOptions, type ReactionsOptions, type ReactionsOptionsInput } from './options.js';
@@ -39,12 +41,12 @@ export function reactions(options: ReactionsOptionsInput = {}): OrangePlugin {
           ? `${prompt}\n\nPull request feedback waits in ## Feedback of TASK.md: act on it first.\n`
           : prompt,
       );
-      // The worker handing its fix to review has acted on the feedback: a later respawn must not be
-      // told it still waits. Cleared through the engine's section write (recorded in the history);
-      // afterTransition runs under the task lock.
+      // The worker handing its fix to review (leaving a worker's state for a reviewer's) has acted on
+      // the feedback: a later respawn must not be told it still waits. Cleared through the event's
+      // section write (under the lock the engine holds; recorded in the history).
       orange.hooks.afterTransition.tapPromise('reactions', async (event) => {
-        if (event.from !== 'working' || event.to !== 'agent-review' || !hasFeedback(event.task)) return;
-        await orange.engine.writeSection({ project: event.task.meta.project, id: event.task.meta.id }, 'Feedback', '', { lockHeld: true });
+        const handedToReview = agentOf(event.workflow, event.from) === 'worker' && agentOf(event.workflow, event.to) === 'reviewer';
+        if (handedToReview && hasFeedback(event.task)) await event.writeSection('Feedback', '');
       });
     },
   });
@@ -53,40 +55,22 @@ export function reactions(options: ReactionsOptionsInput = {}): OrangePlugin {
 async function react(event: PullRequestEvent, settings: ReactionsOptions): Promise<void> {
   const { orange, task, feedback } = event;
   const { project, id } = task.meta;
-  const history = await orange.store.history(project, id);
+  // Read once, and only when some reaction has something to look at (most passes: nothing).
+  let read: Promise<HistoryEvent[]> | undefined;
+  const history = () => (read ??= orange.store.history(project, id));
   const now = Date.now();
   // While a reviewer agent runs, the worker is not at work and the review gate refuses the move back
-  // to working: feedback (and giving up on it) waits for the review to end. Nothing is recorded, so
-  // the next pass decides again. Checked again under the lock, on the task as it is then.
-  const reviewerRuns = (status: string) => event.workflow.state(status)?.agent === 'reviewer';
-  const waiting = reviewerRuns(task.meta.status);
+  // to working: what would reach the worker (and giving up on it) waits for the review to end.
+  // Nothing is recorded, so the next pass decides again. Checked again under the lock.
+  const heldBack = (status: string, d: Decision) => d.kind !== 'notify' && agentOf(event.workflow, status) === 'reviewer';
   const decisions: Array<[ReactionName, Decision]> = [];
-  const ci = decideCiFailed(event, settings['ci-failed'], history, now);
-  if (ci && !(waiting && ci.kind !== 'notify')) decisions.push(['ci-failed', await withLogs(orange, event, ci, settings['ci-failed'].logLines)]);
-  const review = decideChangesRequested(event, settings['changes-requested'], history, now);
-  if (review && !(waiting && review.kind !== 'notify')) decisions.push(['changes-requested', review]);
+  const ci = await decideCiFailed(event, settings['ci-failed'], history, now);
+  if (ci && !heldBack(task.meta.status, ci)) decisions.push(['ci-failed', await withLogs(orange, event, ci, settings['ci-failed'].logLines)]);
+  const review = await decideChangesRequested(event, settings['changes-requested'], history, now);
+  if (review && !heldBack(task.meta.status, review)) decisions.push(['changes-requested', review]);
 
-  const attempt = (name: ReactionName) => handedOver(history, name).length + 1;
-  await orange.store.withTaskLock(project, id, async () => {
-    // Decided on a read without the lock: another monitor may have fired the same key since.
-    const fresh = await orange.store.history(project, id);
-    const nowWaiting = reviewerRuns((await orange.store.read(project, id)).meta.status);
-    for (let i = decisions.length - 1; i >= 0; i--) {
-      const [name, d] = decisions[i] as [ReactionName, Decision];
-      const done = lastOf(fresh, 'reaction.gave_up', name, d.key) ?? (d.kind === 'give-up' ? undefined : lastOf(fresh, 'reaction.fired', name, d.key));
-      if (done || (nowWaiting && d.kind !== 'notify')) decisions.splice(i, 1);
-    }
-    const sends = decisions.filter((entry) => entry[1].kind === 'send');
-    for (const [name, d] of decisions) {
-      if (d.kind === 'give-up') await orange.store.appendHistory(project, id, { type: 'reaction.gave_up', reaction: name, key: d.key, reason: d.reason });
-      else await orange.store.appendHistory(project, id, { type: 'reaction.fired', reaction: name, key: d.key, head: feedback.headSha, attempt: attempt(name), auto: d.kind === 'send' });
-    }
-    if (sends.length > 0) {
-      const text = sends.map(([, d]) => (d.kind === 'send' ? d.text : '')).join('\n\n');
-      await orange.store.update(project, id, {}, (body) => setSection(body, 'Feedback', text));
-    }
-  });
-
+  const attempt = async (name: ReactionName) => handedOver(await history(), name).length + 1;
+  if (decisions.length > 0) await recordDecisions(event, decisions, heldBack, attempt);
   const sends = decisions.filter((d): d is [ReactionName, Extract<Decision, { kind: 'send' }>] => d[1].kind === 'send');
   for (const [name, d] of decisions) {
     if (d.kind === 'notify') {
@@ -99,9 +83,48 @@ async function react(event: PullRequestEvent, settings: ReactionsOptions): Promi
   }
   if (sends.length > 0) {
     const outcome = await sendToWorker(event, sends.map(([, d]) => d));
-    for (const [name] of sends) event.report({ reaction: name, outcome: `${outcome} (attempt ${attempt(name)})` });
+    for (const [name] of sends) event.report({ reaction: name, outcome: `${outcome} (attempt ${await attempt(name)})` });
   }
   await approvedAndGreen(event, settings['approved-and-green'], history, now);
+}
+
+/**
+ * Records the decisions under the task lock, dropping those another monitor acted on since they
+ * were decided (without the lock) and those held back by the task's status as it is now; writes
+ * what is sent to the worker as ## Feedback. `decisions` keeps what is left.
+ */
+async function recordDecisions(
+  event: PullRequestEvent,
+  decisions: Array<[ReactionName, Decision]>,
+  heldBack: (status: string, d: Decision) => boolean,
+  attempt: (name: ReactionName) => Promise<number>,
+): Promise<void> {
+  const { orange, feedback } = event;
+  const { project, id } = event.task.meta;
+  await orange.store.withTaskLock(project, id, async () => {
+    const fresh = await orange.store.history(project, id);
+    // Only a decision the status can hold back needs the status.
+    const status = decisions.some(([, d]) => d.kind !== 'notify') ? (await orange.store.read(project, id)).meta.status : null;
+    for (let i = decisions.length - 1; i >= 0; i--) {
+      const [name, d] = decisions[i] as [ReactionName, Decision];
+      const done = lastOf(fresh, 'reaction.gave_up', name, d.key) ?? (d.kind === 'give-up' ? undefined : lastOf(fresh, 'reaction.fired', name, d.key));
+      if (done || (status !== null && heldBack(status, d))) decisions.splice(i, 1);
+    }
+    const sends = decisions.filter((entry) => entry[1].kind === 'send');
+    for (const [name, d] of decisions) {
+      if (d.kind === 'give-up') await orange.store.appendHistory(project, id, { type: 'reaction.gave_up', reaction: name, key: d.key, reason: d.reason });
+      else await orange.store.appendHistory(project, id, { type: 'reaction.fired', reaction: name, key: d.key, head: feedback.headSha, attempt: await attempt(name), auto: d.kind === 'send' });
+    }
+    if (sends.length > 0) {
+      const text = sends.map(([, d]) => (d.kind === 'send' ? d.text : '')).join('\n\n');
+      await orange.store.update(project, id, {}, (body) => setSection(body, 'Feedback', text));
+    }
+  });
+}
+
+/** The agent a workflow's state has at work (null: none, or not a state). */
+function agentOf(workflow: Workflow, status: string): AgentRole | null {
+  return workflow.state(status)?.agent ?? null;
 }
 
 /** The newest event of `type` for `reaction` and `key`, if any. */
@@ -121,11 +144,15 @@ function hasFeedback(task: Pick<Task, 'body'>): boolean {
   return (parseSections(task.body).get('Feedback')?.trim() ?? '') !== '';
 }
 
-function decideCiFailed(event: PullRequestEvent, o: ReactionsOptions['ci-failed'], history: readonly HistoryEvent[], now: number): Decision | null {
+/** The task's history, read on first use. */
+type LazyHistory = () => Promise<readonly HistoryEvent[]>;
+
+async function decideCiFailed(event: PullRequestEvent, o: ReactionsOptions['ci-failed'], readHistory: LazyHistory, now: number): Promise<Decision | null> {
   const { checks, headSha } = event.feedback;
   const failing = checks.filter((c) => c.state === 'failure');
   // Only a finished run is reported: while checks still run, the list of failures is not complete.
   if (failing.length === 0 || checks.some((c) => c.state === 'pending')) return null;
+  const history = await readHistory();
   if (lastOf(history, 'reaction.gave_up', 'ci-failed')) return null;
   const key = `${headSha}:${failing.map((c) => c.runId).sort().join(',')}`;
   const names = failing.map((c) => c.name).join(', ');
@@ -162,10 +189,11 @@ async function withLogs(orange: Orange, event: PullRequestEvent, decision: Decis
   return { ...decision, text: ciFeedback(event.feedback.url, failing) };
 }
 
-function decideChangesRequested(event: PullRequestEvent, o: ReactionsOptions['changes-requested'], history: readonly HistoryEvent[], now: number): Decision | null {
+async function decideChangesRequested(event: PullRequestEvent, o: ReactionsOptions['changes-requested'], readHistory: LazyHistory, now: number): Promise<Decision | null> {
   const { reviews, headSha } = event.feedback;
   const review = latest(reviews.filter((r) => r.state === 'changes_requested'));
   if (!review) return null;
+  const history = await readHistory();
   if (lastOf(history, 'reaction.gave_up', 'changes-requested')) return null;
   // A later approval by the same reviewer settles their request.
   if (reviews.some((r) => r.author === review.author && r.state === 'approved' && r.submittedAt > review.submittedAt)) return null;
@@ -248,7 +276,7 @@ async function giveUp(orange: Orange, task: Task, name: ReactionName, reason: st
  * task still being worked on or reviewed by its reviewer agent is neither merged nor announced, and
  * the next pass looks again. A merge that fails is tried again on later passes, `retries` times.
  */
-async function approvedAndGreen(event: PullRequestEvent, o: ReactionsOptions['approved-and-green'], history: readonly HistoryEvent[], now: number): Promise<void> {
+async function approvedAndGreen(event: PullRequestEvent, o: ReactionsOptions['approved-and-green'], readHistory: LazyHistory, now: number): Promise<void> {
   const { orange, feedback } = event;
   const { reviews, checks } = feedback;
   const approved =
@@ -260,7 +288,7 @@ async function approvedAndGreen(event: PullRequestEvent, o: ReactionsOptions['ap
   const scm = orange.maybeSlot('scm');
   const merge = o.auto && scm?.mergePullRequest ? scm.mergePullRequest.bind(scm) : null;
   const ref = { project: event.task.meta.project, id: event.task.meta.id };
-  const next = nextApproval(history, key, merge !== null, o, now);
+  const next = nextApproval(await readHistory(), key, merge !== null, o, now);
   if (next.kind === 'wait') return;
   if (next.kind === 'give-up') {
     if (await recordGiveUp(orange, ref, key, next.reason)) await warnGaveUp(event, next.reason);

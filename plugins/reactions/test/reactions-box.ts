@@ -1,19 +1,13 @@
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Monitor, newTaskId, newTaskMeta, noopActions, Orange, OrangePaths, type Notification, type OrangePlugin, type Runtime, type TaskRef } from '@orange/core';
 import { github } from '@orange/plugin-github';
+import { standInGh, type GhAnswers } from '../../github/test/stand-in-gh.js';
 import { reactions } from '../src/index.js';
 import type { ReactionsOptionsInput } from '../src/options.js';
 
 export const PR = 'https://github.com/acme/app/pull/7';
-
-/**
- * What the stand-in gh answers, keyed by its first two arguments (`pr view`, `run view`, `pr merge`)
- * or `api <path>` (query and flags left out). `pages`: a listing in pages, all printed back to back
- * with `--paginate` (as gh before 2.26 prints them), only the first without.
- */
-export type GhAnswers = Record<string, { stdout?: string; pages?: string[]; stderr?: string; code?: number }>;
 
 export interface ReactionsBox {
   readonly orange: Orange;
@@ -37,27 +31,8 @@ export interface ReactionsBox {
 export async function reactionsBox(options: ReactionsOptionsInput = {}): Promise<ReactionsBox> {
   const root = await mkdtemp(join(tmpdir(), 'orange-reactions-'));
   const repo = join(root, 'repo');
-  await mkdir(join(root, 'bin'), { recursive: true });
   await mkdir(repo);
-  const ghBin = join(root, 'bin', 'gh');
-  await writeFile(
-    ghBin,
-    `#!${process.execPath}
-const fs = require('node:fs');
-const args = process.argv.slice(2);
-fs.appendFileSync(${JSON.stringify(join(root, 'gh-calls.jsonl'))}, JSON.stringify(args) + '\\n');
-let answers = {};
-try { answers = JSON.parse(fs.readFileSync(${JSON.stringify(join(root, 'gh.json'))}, 'utf8')); } catch {}
-const api = args[0] === 'api';
-const path = api ? (args.slice(1).find((a) => !a.startsWith('-')) || '').split('?')[0] : '';
-const a = answers[api ? 'api ' + path : args.slice(0, 2).join(' ')] || { stderr: 'unexpected gh call: ' + args.join(' '), code: 1 };
-const stdout = a.pages ? (args.includes('--paginate') ? a.pages.join('') : a.pages[0]) : a.stdout;
-if (stdout) process.stdout.write(stdout + '\\n');
-if (a.stderr) process.stderr.write(a.stderr + '\\n');
-process.exit(a.code || 0);
-`,
-  );
-  await chmod(ghBin, 0o755);
+  const stand = await standInGh(root);
   const typed = new Map<string, string[]>();
   const alive = new Set<string>();
   const notifications: Notification[] = [];
@@ -86,7 +61,7 @@ process.exit(a.code || 0);
   };
   const home = join(root, 'home');
   const orange = await Orange.create(
-    { defaults: false, plugins: [noopActions({ except: ['spawn_agent'] }), github({ ghBin }), reactions(options), support] },
+    { defaults: false, plugins: [noopActions({ except: ['spawn_agent'] }), github({ ghBin: stand.bin }), reactions(options), support] },
     { paths: new OrangePaths(home) },
   );
   await orange.projects.add({ name: 'app', path: repo, default_branch: 'main' });
@@ -101,11 +76,8 @@ process.exit(a.code || 0);
       alive.add(id);
       return { project: 'app', id };
     },
-    gh: (answers) => writeFile(join(root, 'gh.json'), JSON.stringify(answers)),
-    async ghCalls() {
-      const text = await readFile(join(root, 'gh-calls.jsonl'), 'utf8').catch(() => '');
-      return text.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as string[]);
-    },
+    gh: (answers) => stand.answer(answers),
+    ghCalls: () => stand.calls(),
     pass: () => new Monitor(orange).pass(),
     async cleanup() {
       await orange.notifications.settle();

@@ -1,6 +1,6 @@
 export { tmux } from './tmux.js';
 export { TmuxOptionsSchema, type TmuxOptions, type TmuxOptionsInput } from './options.js';
 export { sessionName, windowName, isReviewerWindow, WORKER_WINDOW } from './session-name.js';
-export { TmuxRuntime, attachArgs } from './tmux-runtime.js';
+export { TmuxRuntime } from './tmux-runtime.js';
 export { workerNotice } from './worker-notice.js';
 export { shimScript } from './orange-shim.js';

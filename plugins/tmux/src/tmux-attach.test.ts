@@ -35,13 +35,13 @@ async function until(what: string, check: () => Promise<boolean>): Promise<void>
 describe('attachInfo', () => {
   it('outside tmux: a client takes the terminal, and the prefix then d detaches', async () => {
     const agents = await server('agents', 'sleep', '60');
-    expect(await attachInfo(agents.client, outside())).toEqual({ mode: 'attach', back: 'C-b d' });
+    expect(await attachInfo(agents.client, outside())).toEqual({ mode: 'attach', back: 'C-b d', prefix: 'C-b' });
   });
 
   it("inside a client of the agents' own server: switch-client, and the prefix then L comes back", async () => {
     const agents = await server('agents', 'sleep', '60');
     const env = { ...outside(), TMUX: `${agents.path},1,0` };
-    expect(await attachInfo(agents.client, env)).toEqual({ mode: 'switch', back: 'C-b L' });
+    expect(await attachInfo(agents.client, env)).toEqual({ mode: 'switch', back: 'C-b L', prefix: 'C-b' });
     // Without -L, tmux itself uses the server of $TMUX.
     expect(await attachInfo(new TmuxClient('tmux', undefined), env)).toMatchObject({ mode: 'switch' });
   });
@@ -50,9 +50,12 @@ describe('attachInfo', () => {
     const agents = await server('agents', 'sleep', '60');
     const outer = await server('mine', 'sleep', '60');
     const env = { ...outside(), TMUX: `${outer.path},1,0` };
-    expect(await attachInfo(agents.client, env)).toEqual({ mode: 'nested', back: 'C-b C-b d' });
+    expect(await attachInfo(agents.client, env)).toEqual({ mode: 'nested', back: 'C-b C-b d', prefix: 'C-b' });
     await outer.client.run(['set-option', '-g', 'prefix', 'C-a']);
-    expect(await attachInfo(agents.client, env)).toEqual({ mode: 'nested', back: 'C-b d' });
+    expect(await attachInfo(agents.client, env)).toEqual({ mode: 'nested', back: 'C-b d', prefix: 'C-b' });
+    // The agents' own prefix, changed: `prefix` follows it (the help's "<prefix> d detaches").
+    await agents.client.run(['set-option', '-g', 'prefix', 'C-q']);
+    expect(await attachInfo(agents.client, env)).toEqual({ mode: 'nested', back: 'C-q d', prefix: 'C-q' });
   });
 });
 

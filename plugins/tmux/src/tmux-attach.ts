@@ -8,11 +8,6 @@ export const BACK_POLL_MS = 250;
 /** How long the "how to come back" message stays on the status line of a switched client. */
 const HINT_MS = 5_000;
 
-/** The tmux arguments (after any `-L`) that hand the terminal to `target`. */
-export function attachArgs(target: string, insideTmux: boolean): string[] {
-  return insideTmux ? ['switch-client', '-t', target] : ['attach-session', '-t', target];
-}
-
 /** The socket of the tmux server this process runs inside (`$TMUX` is `socket,pid,session`), or null outside tmux. */
 export function outerSocket(env: NodeJS.ProcessEnv): string | null {
   const tmux = env.TMUX?.trim();
@@ -48,11 +43,11 @@ async function prefixOf(client: TmuxClient, env?: Readonly<Record<string, string
  */
 export async function attachInfo(client: TmuxClient, env: NodeJS.ProcessEnv): Promise<AttachInfo> {
   const inner = await prefixOf(client);
-  if (outerSocket(env) === null) return { mode: 'attach', back: `${inner} d` };
-  if (await sameServer(client, env)) return { mode: 'switch', back: `${inner} L` };
+  if (outerSocket(env) === null) return { mode: 'attach', back: `${inner} d`, prefix: inner };
+  if (await sameServer(client, env)) return { mode: 'switch', back: `${inner} L`, prefix: inner };
   // Without -L, tmux talks to the server named by $TMUX: the one this process runs inside.
   const outer = await prefixOf(new TmuxClient(client.bin, undefined), { TMUX: env.TMUX ?? '' });
-  return { mode: 'nested', back: outer === inner ? `${outer} ${inner} d` : `${inner} d` };
+  return { mode: 'nested', back: outer === inner ? `${outer} ${inner} d` : `${inner} d`, prefix: inner };
 }
 
 /** The client showing the pane this process runs in, and the session it shows now; null when no client shows it. */

@@ -1,14 +1,14 @@
 import { OrangeError, type AgentRole, type AttachInfo, type Runtime, type RuntimeSnapshot, type TaskMeta } from '@orange/core';
 import { isAgentWindow, sessionTarget, taskSession, windowName, windowTarget } from './session-name.js';
-import { attachArgs, attachInfo, switchAndWait } from './tmux-attach.js';
+import { attachInfo, switchAndWait } from './tmux-attach.js';
 import type { TmuxClient } from './tmux-client.js';
 import { killVerified } from './tmux-kill.js';
-
-export { attachArgs } from './tmux-attach.js';
 
 /** The runtime slot on tmux: liveness from one `list-windows` call, attach, kill by name. */
 export class TmuxRuntime implements Runtime {
   readonly name = 'tmux';
+  /** Asked once per instance: where this process runs (and the servers' prefixes) does not change under it. */
+  private info: Promise<AttachInfo> | undefined;
 
   constructor(
     private readonly client: TmuxClient,
@@ -28,9 +28,13 @@ export class TmuxRuntime implements Runtime {
     };
   }
 
-  /** How `attach` goes from this process (attach, switch-client, nested) and the keys that come back. */
+  /** How `attach` goes from this process (attach, switch-client, nested) and the keys that come back; read once (2–3 tmux calls). */
   attachInfo(): Promise<AttachInfo> {
-    return attachInfo(this.client, process.env);
+    this.info ??= attachInfo(this.client, process.env).catch((error: unknown) => {
+      this.info = undefined;
+      throw error;
+    });
+    return this.info;
   }
 
   /**
@@ -54,7 +58,7 @@ export class TmuxRuntime implements Runtime {
     delete env.TMUX;
     // Loaded on first use: execa costs ~100 ms of start-up, and most CLI calls start no process.
     const { execa } = await import('execa');
-    const result = await execa(this.client.bin, this.client.argv(attachArgs(target, false)), { stdio: 'inherit', reject: false, env, extendEnv: false });
+    const result = await execa(this.client.bin, this.client.argv(['attach-session', '-t', target]), { stdio: 'inherit', reject: false, env, extendEnv: false });
     if (result.exitCode !== 0) throw new OrangeError('E_RUNTIME', `could not attach to tmux session ${session}`);
   }
 

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { attachArgs } from './tmux-runtime.js';
 import { workerNotice } from './worker-notice.js';
 
 describe('workerNotice', () => {
@@ -25,12 +24,5 @@ describe('workerNotice', () => {
     for (const [from, to] of [['agent-review', 'working'], ['agent-review', 'reviewing'], ['reviewing', 'working'], [null, 'x']] as const) {
       expect(workerNotice(from, to, { review_round: 1 })).not.toMatch(/\n/);
     }
-  });
-});
-
-describe('attachArgs', () => {
-  it('switches the client inside tmux and attaches outside it', () => {
-    expect(attachArgs('=p/b:=worker', true)).toEqual(['switch-client', '-t', '=p/b:=worker']);
-    expect(attachArgs('=p/b', false)).toEqual(['attach-session', '-t', '=p/b']);
   });
 });

@@ -147,6 +147,11 @@ export async function tmuxSandbox(): Promise<TmuxSandbox> {
             current = await orange.store.write({ meta: { ...fresh.meta, ...patch } as TaskMeta, body: fresh.body });
             return current;
           },
+          async writeSection(name, content) {
+            const fresh = await orange.store.read(project, id);
+            current = await orange.store.write({ meta: fresh.meta, body: setSection(fresh.body, name, content) });
+            return current;
+          },
           async record(event) {
             await orange.store.appendHistory(project, id, event);
           },

@@ -91,7 +91,7 @@ async function projectHere(orange: Orange): Promise<string | undefined> {
       orange.log.info('project added', { project: project.name, path: project.path, by: 'dashboard' });
       return project.name;
     } catch (error) {
-      const nameTaken = isOrangeError(error) && error.code === 'E_PROJECT_EXISTS' && error.message.startsWith('a project named');
+      const nameTaken = isOrangeError(error) && error.code === 'E_PROJECT_EXISTS' && error.details.field === 'name';
       if (!nameTaken || attempt >= 3) throw error;
     }
   }

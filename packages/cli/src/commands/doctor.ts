@@ -31,16 +31,19 @@ export default class Doctor extends OrangeCommand {
     const [{ diagnose }, { defaultPlugins }] = await Promise.all([import('../doctor.js'), import('../default-plugins.js')]);
     const report = await diagnose(orange, defaultPlugins(), this.config.version);
     this.emit(report, () => {
+      // Every cell may come from outside (a repository's package.json, a harness's --version, a
+      // path): each is made one inert line before it is measured and printed.
       const rows = (title: string, entries: string[][]) => {
         this.log(title);
-        const widths = entries.reduce<number[]>((w, row) => row.map((cell, i) => Math.max(w[i] ?? 0, cell.length)), []);
-        for (const row of entries) this.log(`  ${row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  ')}`.trimEnd());
+        const cells = entries.map((row) => row.map((cell) => inlineText(cell)));
+        const widths = cells.reduce<number[]>((w, row) => row.map((cell, i) => Math.max(w[i] ?? 0, cell.length)), []);
+        for (const row of cells) this.log(`  ${row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  ')}`.trimEnd());
       };
       const { cli, bundled } = report.versions;
       const carried = ['@orange/core', 'zod'].filter((name) => bundled[name] !== undefined).map((name) => `${name} ${bundled[name]}`);
-      this.log(`orange      ${cli}${carried.length > 0 ? ` (bundles ${carried.join(', ')})` : ''}`);
-      this.log(`config      ${report.config ?? 'none (the built-in default)'}`);
-      this.log(`ORANGE_HOME ${report.home.path}${report.home.mode ? ` (mode ${report.home.mode}${report.home.writable ? ', writable' : ', NOT writable'})` : ' (not created yet)'}`);
+      this.log(inlineText(`orange      ${cli}${carried.length > 0 ? ` (bundles ${carried.join(', ')})` : ''}`));
+      this.log(inlineText(`config      ${report.config ?? 'none (the built-in default)'}`));
+      this.log(inlineText(`ORANGE_HOME ${report.home.path}${report.home.mode ? ` (mode ${report.home.mode}${report.home.writable ? ', writable' : ', NOT writable'})` : ' (not created yet)'}`));
       rows('plugins', report.plugins.map((p) => [p.name, p.from]));
       rows('gates', report.gates.map((g) => [g.name, g.from]));
       rows('actions', report.actions.map((a) => [a.name, a.plugins.join(', '), [...new Set(a.from)].join(', ')]));

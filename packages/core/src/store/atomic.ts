@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
+import { isRunning } from '../process-table.js';
 
 /** The temp file's name beside `path`: `.<name>.<pid>.<random>.tmp` (the pid tells whether its writer lives). */
 function tempPath(path: string): string {
@@ -58,22 +59,13 @@ export async function writeFileAtomic(path: string, content: string): Promise<vo
 
 const TEMP_NAME = /^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$/;
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** Removes temp files in `dir` left by writers that were killed (their pid no longer runs). */
 export async function removeStaleTemps(dir: string): Promise<string[]> {
   const names = await readdir(dir).catch(() => [] as string[]);
   const removed: string[] = [];
   for (const name of names) {
     const pid = Number(TEMP_NAME.exec(name)?.[1] ?? Number.NaN);
-    if (Number.isNaN(pid) || pid === process.pid || alive(pid)) continue;
+    if (Number.isNaN(pid) || pid === process.pid || isRunning(pid)) continue;
     await rm(join(dir, name), { force: true });
     removed.push(name);
   }

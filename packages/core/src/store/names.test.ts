@@ -80,6 +80,18 @@ describe('project names', () => {
       await rm(home, { recursive: true, force: true });
     }
   });
+
+  it('ProjectStore.add says which of name and path is taken (details.field), so a caller can try another name', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'orange-names-'));
+    try {
+      const projects = new ProjectStore(new OrangePaths(home));
+      await projects.add({ name: 'app', path: join(home, 'repo'), default_branch: 'main' });
+      await expect(projects.add({ name: 'app', path: join(home, 'other'), default_branch: 'main' })).rejects.toMatchObject({ code: 'E_PROJECT_EXISTS', details: { field: 'name' } });
+      await expect(projects.add({ name: 'app-2', path: join(home, 'repo'), default_branch: 'main' })).rejects.toMatchObject({ code: 'E_PROJECT_EXISTS', details: { field: 'path' } });
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  });
 });
 
 // Each is refused by `git check-ref-format --branch`, or could be read as an option.

@@ -65,10 +65,10 @@ export class ProjectStore {
     const project = ProjectSchema.parse(input);
     return this.mutate((projects) => {
       if (projects.some((p) => p.name === project.name)) {
-        throw new OrangeError('E_PROJECT_EXISTS', `a project named "${project.name}" is already registered`);
+        throw new OrangeError('E_PROJECT_EXISTS', `a project named "${project.name}" is already registered`, { field: 'name' });
       }
       if (projects.some((p) => p.path === project.path)) {
-        throw new OrangeError('E_PROJECT_EXISTS', `${project.path} is already registered`);
+        throw new OrangeError('E_PROJECT_EXISTS', `${project.path} is already registered`, { field: 'path' });
       }
       return { projects: [...projects, project], result: project };
     });

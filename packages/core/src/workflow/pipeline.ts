@@ -1,6 +1,9 @@
 import type { WorkflowInput } from './definition.js';
 
-/** Every state a pipeline task passes through with its driver running (stop_pipeline ends it). */
+/**
+ * Every state a pipeline task passes through with its driver running (stop_pipeline ends it).
+ * stop_pipeline and start_pipeline also keep `stop_reason`: set on every move into `stopped`, cleared on every move out.
+ */
 const RUNNING = ['classifying', 'routing', 'executing', 'retrying', 'escalating', 'verifying'] as const;
 
 /**
@@ -34,11 +37,11 @@ export const pipelineWorkflow: WorkflowInput = {
   },
   transitions: [
     { from: 'created', to: 'classifying', hooks: ['acquire_workspace', 'start_pipeline'], description: 'read configs, create checkpoint' },
-    { from: 'created', to: 'stopped' },
+    { from: 'created', to: 'stopped', hooks: ['stop_pipeline'] },
     { from: 'classifying', to: 'routing', gate: 'pipeline-confident', description: 'record intent in checkpoint' },
     { from: 'classifying', to: 'awaiting_clarification', gate: 'pipeline-unsure', description: 'ask for more detail' },
     { from: 'awaiting_clarification', to: 'classifying', hooks: ['start_pipeline'], description: 're-classify with the added context' },
-    { from: 'awaiting_clarification', to: 'stopped' },
+    { from: 'awaiting_clarification', to: 'stopped', hooks: ['stop_pipeline'] },
     { from: 'routing', to: 'executing', gate: 'pipeline-routed', description: 'select pipeline and tier, record in checkpoint' },
     { from: 'executing', to: 'verifying', gate: 'pipeline-phases-done', description: 'every phase succeeded' },
     { from: 'executing', to: 'retrying', guard: 'phase_result == "failed"', description: 'phase failed: log it, choose the retry' },
@@ -58,7 +61,7 @@ export const pipelineWorkflow: WorkflowInput = {
       hooks: ['acquire_workspace', 'start_pipeline'],
       description: 'resume from the checkpoint',
     })),
-    { from: 'stopped', to: 'failed', hooks: ['release_workspace'], description: 'abandoned (task cancel on a stopped task): the checkpoint is kept, the worktree freed' },
+    { from: 'stopped', to: 'failed', hooks: ['stop_pipeline', 'release_workspace'], description: 'abandoned (task cancel on a stopped task): the checkpoint is kept, the worktree freed' },
   ],
   // The driver asks for every transition itself; an exit it did not announce (killed) is only
   // marked, and `orange task resume` restarts it.

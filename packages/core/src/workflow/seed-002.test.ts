@@ -55,10 +55,10 @@ const RUNNING = ['classifying', 'routing', 'executing', 'retrying', 'escalating'
  */
 const ADDED: ReadonlyArray<Omit<SeedRow, 'condition' | 'action'>> = [
   ...RUNNING.filter((from) => from !== 'executing').map((from) => ({ from, to: 'stopped', hooks: ['stop_pipeline'] })),
-  { from: 'created', to: 'stopped', hooks: [] },
-  { from: 'awaiting_clarification', to: 'stopped', hooks: [] },
+  { from: 'created', to: 'stopped', hooks: ['stop_pipeline'] },
+  { from: 'awaiting_clarification', to: 'stopped', hooks: ['stop_pipeline'] },
   ...(['classifying', 'executing', 'verifying'] as const).map((to) => ({ from: 'stopped', to, gate: 'pipeline-resumable', hooks: ['acquire_workspace', 'start_pipeline'] })),
-  { from: 'stopped', to: 'failed', hooks: ['release_workspace'] },
+  { from: 'stopped', to: 'failed', hooks: ['stop_pipeline', 'release_workspace'] },
 ];
 
 const transitions = pipelineWorkflow.transitions as readonly TransitionDefinition[];

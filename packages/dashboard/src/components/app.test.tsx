@@ -1,7 +1,7 @@
-import { cancelQuestion, classicWorkflow, OrangeError, pipelineWorkflow, type AttachInfo } from '@orange/core';
+import { cancelQuestion, classicWorkflow, OrangeError, pipelineWorkflow, type AttachInfo, type PullRequestReading } from '@orange/core';
 import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { fakeRow, FakeSource, monitorHere, RecordingActions } from '../../test/fake-dashboard.js';
+import { attachUnknown, fakeRow, FakeSource, monitorHere, RecordingActions } from '../../test/fake-dashboard.js';
 import { clipboardSequence } from '../clipboard.js';
 import { SettableValue } from '../live-value.js';
 import { displayWidth } from '../shown-text.js';
@@ -31,6 +31,7 @@ function open(rows: TaskRow[], overrides: Partial<AppProps> = {}) {
       project="app"
       showProject={false}
       monitor={monitorHere}
+      attach={attachUnknown}
       colour={false}
       onAttach={attach}
       onQuit={quit}
@@ -425,7 +426,7 @@ describe('Enter', () => {
     const ui = open([fakeRow({ status: 'working', branch: 'live' }, { liveness: 'alive', alive: ['worker'] })], { attach });
     await ui.shows('⏎ attach');
     expect(ui.footer()).not.toContain('back)');
-    attach.set({ mode: 'switch', back: 'C-b L' });
+    attach.set({ mode: 'switch', back: 'C-b L', prefix: 'C-b' });
     await ui.shows('⏎ attach (C-b L back)');
     await ui.press('?');
     await ui.shows('switches this tmux client to its session');
@@ -436,23 +437,38 @@ describe('Enter', () => {
 });
 
 describe('keys', () => {
-  it('R runs the PR sync for the task, then shows its state; a state applied is said instead', async () => {
+  it('R runs the PR sync for the task and shows the state it read, asking nothing again; a state applied is said instead', async () => {
     const row = fakeRow({ status: 'reviewing', branch: 'with-pr', pr_url: 'https://github.com/o/r/pull/5' });
-    const refreshed: string[] = [];
-    const ui = open([row], {
-      onRefreshPullRequest: async (ref) => {
-        refreshed.push(ref.id);
-        return { url: 'https://github.com/o/r/pull/5', number: 5, state: 'open', checks: '✓' };
-      },
-    });
+    const shownReads: PullRequestReading[] = [];
+    const changed: string[] = [];
+    const ui = open([row], { onPullRequestRead: (read) => shownReads.push(read), onChanged: (ref) => changed.push(ref.id) });
+    const read: PullRequestReading = { task: row.meta.id, url: 'https://github.com/o/r/pull/5', state: 'open', checks: [{ name: 'CI', state: 'success', url: null, runId: 'r1' }] };
+    ui.actions.read = read;
     await ui.shows('with-pr');
     await ui.press('R');
     await ui.shows(`pull request of ${row.meta.id}: open ✓`);
+    // One sync; its own read goes to the row, and the task is read again once.
     expect(ui.actions.calls).toEqual([`syncPullRequest ${row.meta.id}`]);
-    expect(refreshed).toEqual([row.meta.id]);
+    expect(shownReads).toEqual([read]);
+    await vi.waitFor(() => expect(changed).toEqual([row.meta.id]));
     ui.actions.synced = `pull request of ${row.meta.id} merged: task ${row.meta.id} → done`;
     await ui.press('R');
     await ui.shows(`merged: task ${row.meta.id} → done`);
+    ui.actions.synced = null;
+    ui.actions.read = null;
+    await ui.press('R');
+    await ui.shows(`pull request of ${row.meta.id}: state unknown`);
+  });
+
+  it('p that opens a pull request shows it open on its row at once, asking the SCM nothing', async () => {
+    const row = fakeRow({ status: 'reviewing', branch: 'to-publish' });
+    const shownReads: PullRequestReading[] = [];
+    const ui = open([row], { onPullRequestRead: (read) => shownReads.push(read) });
+    await ui.shows('to-publish');
+    await ui.press('p');
+    await ui.shows('pull request created: https://github.example/o/r/pull/7');
+    expect(ui.actions.calls).toEqual([`pullRequest ${row.meta.id}`]);
+    expect(shownReads).toEqual([{ task: row.meta.id, url: 'https://github.example/o/r/pull/7', state: 'open', checks: null }]);
   });
 
   it('R on a task without a pull request says so and asks nobody', async () => {
@@ -537,6 +553,22 @@ describe('the diff stat, a resize, width', () => {
     for (const line of ui.frame().split('\n')) expect(displayWidth(line), line).toBeLessThanOrEqual(80);
     ui.resize(120, 30);
     await ui.shows('worker pane line');
+  });
+
+  it("puts the runtime's keys back through the sanitiser, and keeps the footer within the terminal by display width", async () => {
+    // A plugin's text: wide characters, and a terminal title sequence that must stay inert.
+    const attach = new SettableValue<AttachInfo | null>({ mode: 'attach', back: '前缀前缀前缀前缀 d\u001b]0;pwned\u0007', prefix: '前缀前缀前缀前缀' });
+    const ui = open([fakeRow({ status: 'working', branch: 'wide' }, { liveness: 'alive', alive: ['worker'] })], { attach });
+    await ui.shows('wide');
+    ui.resize(80, 24);
+    const footer = () => ui.frame().split('\n').find((l) => l.includes('⏎ attach')) ?? '';
+    await vi.waitFor(() => expect(displayWidth(footer()), ui.frame()).toBeLessThanOrEqual(80), { timeout: 2000, interval: 10 });
+    expect(footer()).toContain('⏎ attach (前缀前缀前缀前缀 d␛]0;pwned␇ back)');
+    expect(ui.frame()).not.toContain('\u001b]0;');
+    await ui.press('?');
+    await ui.shows('detaches back here');
+    expect(ui.frame()).toContain('d␛]0;pwned␇');
+    expect(ui.frame()).not.toContain('\u001b]0;');
   });
 
   it('keeps the header within 80 columns with a long monitor label and a long scope', async () => {

@@ -1,4 +1,4 @@
-import { isOrangeError, type AgentRole, type AttachInfo, type TaskRef } from '@orange/core';
+import { isOrangeError, type AgentRole, type AttachInfo, type PullRequestReading, type TaskRef } from '@orange/core';
 import { Box, Text } from 'ink';
 import { useKeys } from '../hooks/use-keys.js';
 import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
@@ -8,7 +8,7 @@ import { useTerminalSize } from '../hooks/use-terminal-size.js';
 import { footerKeys, tableAction } from '../key-map.js';
 import type { CreateRequest, DashboardActions } from '../task-actions.js';
 import type { TaskSource } from '../task-feed.js';
-import { FILTERS, visibleRows, type PullRequestView, type RowFilter, type TaskRow } from '../task-row.js';
+import { FILTERS, pullRequestView, visibleRows, type RowFilter, type TaskRow } from '../task-row.js';
 import { shown } from '../shown-text.js';
 import { editText } from '../text-edit.js';
 import { Confirm } from './confirm.js';
@@ -47,7 +47,7 @@ export interface AppProps {
   readonly showProject: boolean;
   readonly monitor: LiveValue<string>;
   /** How Enter attaches from here and the keys back (null until the runtime said, or when it cannot). */
-  readonly attach?: LiveValue<AttachInfo | null>;
+  readonly attach: LiveValue<AttachInfo | null>;
   readonly colour: boolean;
   readonly initial?: Partial<DashboardView>;
   readonly onAttach: (row: TaskRow, role: AgentRole, view: DashboardView) => void;
@@ -58,8 +58,8 @@ export interface AppProps {
   readonly onOpenUrl: (url: string) => Promise<string>;
   /** Re-reads one task now, after an action of this dashboard. */
   readonly onChanged?: (ref: TaskRef) => void;
-  /** Reads the task again and asks the SCM for its pull request's state and checks (R, and after p created one). */
-  readonly onRefreshPullRequest?: (ref: TaskRef) => Promise<PullRequestView | null>;
+  /** Shows a pull request as it was just read (R) or opened (p), without asking the SCM again. */
+  readonly onPullRequestRead?: (read: PullRequestReading) => void;
   readonly now?: () => number;
 }
 
@@ -81,7 +81,7 @@ export function App(props: AppProps) {
   const { source, actions, colour } = props;
   const snapshot = useTasks(source);
   const monitor = useSyncExternalStore(props.monitor.subscribe, props.monitor.get);
-  const attach = useSyncExternalStore(props.attach?.subscribe ?? noSubscription, props.attach?.get ?? noAttachInfo);
+  const attach = useSyncExternalStore(props.attach.subscribe, props.attach.get);
   const { columns, rows: height } = useTerminalSize();
   const [mode, setMode] = useState<Mode>({ kind: 'table' });
   const [filter, setFilter] = useState<RowFilter>(props.initial?.filter ?? 'all');
@@ -220,8 +220,8 @@ export function App(props: AppProps) {
         case 'pull-request':
           return void run(selected.meta.pr_url ? 'opening the pull request' : `creating a pull request for ${ref.id}`, ref, async () => {
             const { url, created } = await actions.pullRequest(ref);
-            // The new PR's state and checks, for its row.
-            if (created) void props.onRefreshPullRequest?.(ref).catch(() => undefined);
+            // Just opened: its row says so (its checks are for the next pass to read).
+            if (created) props.onPullRequestRead?.({ task: ref.id, url, state: 'open', checks: null });
             return created ? `pull request created: ${url} (p again opens it)` : props.onOpenUrl(url);
           });
         case 'refresh-pr':
@@ -229,9 +229,11 @@ export function App(props: AppProps) {
             setMessage({ text: `task ${ref.id} has no pull request (p opens one)`, kind: 'error' });
             return;
           }
+          // The sync's own read is shown; `run` re-reads the task once it is done.
           return void run('syncing the pull request', ref, async () => {
-            const applied = await actions.syncPullRequest(ref);
-            const pr = (await props.onRefreshPullRequest?.(ref)) ?? null;
+            const { applied, read } = await actions.syncPullRequest(ref);
+            if (read) props.onPullRequestRead?.(read);
+            const pr = read ? pullRequestView(read) : null;
             return applied ?? `pull request of ${ref.id}: ${pr?.state ? `${pr.state}${pr.checks ? ` ${pr.checks}` : ''}` : 'state unknown'}`;
           });
         case 'copy-id':
@@ -329,9 +331,6 @@ export function App(props: AppProps) {
     </Box>
   );
 }
-
-const noSubscription = () => () => undefined;
-const noAttachInfo = (): AttachInfo | null => null;
 
 function describe(error: unknown): string {
   if (isOrangeError(error)) return error.message;

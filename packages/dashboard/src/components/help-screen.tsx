@@ -12,11 +12,11 @@ export function HelpScreen({ onClose, monitor, attach }: { readonly onClose: () 
       <Text bold>Orange dashboard — keys</Text>
       {helpKeys(attach).map((k) => (
         <Text key={k.key} wrap="truncate">
-          {`${k.key.padEnd(14)}${k.label}`}
+          {shown(`${k.key.padEnd(14)}${k.label}`)}
         </Text>
       ))}
       <Text> </Text>
-      <Text>{attachHelp(attach)}</Text>
+      <Text>{shown(attachHelp(attach))}</Text>
       <Text>{`The monitor's poll (exit backstop, orphan cleanup, PR sync) is run by: ${shown(monitor)}. The task files are followed live.`}</Text>
       <Text dimColor>any key: back</Text>
     </Box>

@@ -1,6 +1,6 @@
 import * as Args from '@oclif/core/args';
 import * as Flags from '@oclif/core/flags';
-import { inlineText, OrangeError } from '@orange/core';
+import { inlineText, isOrangeError, OrangeError } from '@orange/core';
 import { OrangeCommand } from '../../base-command.js';
 import { projectFlag } from '../../flags.js';
 import { resolveProject } from '../../locate.js';
@@ -45,12 +45,8 @@ export default class TaskCreate extends OrangeCommand {
     const orange = await this.orange();
     const project = await resolveProject(orange, flags.project);
     const budgetUsd = flags.budget === undefined ? undefined : Number(flags.budget);
-    if (budgetUsd !== undefined) {
-      if (!(Number.isFinite(budgetUsd) && budgetUsd > 0)) throw new OrangeError('E_INVALID_INPUT', `--budget must be a positive number of USD, not "${flags.budget}"`);
-      const workflow = await orange.workflowForProject(project.name);
-      if (!Object.hasOwn(workflow.definition.fields, 'budget_usd')) {
-        throw new OrangeError('E_INVALID_INPUT', `--budget is for pipeline tasks; project ${project.name} runs the ${workflow.name} workflow, which has no budget`);
-      }
+    if (budgetUsd !== undefined && !(Number.isFinite(budgetUsd) && budgetUsd > 0)) {
+      throw new OrangeError('E_INVALID_INPUT', `--budget must be a positive number of USD, not "${flags.budget}"`);
     }
     let { branch, summary } = args;
     // `orange task create "fix the bug"`: a branch never contains spaces, a summary usually does.
@@ -78,6 +74,8 @@ export default class TaskCreate extends OrangeCommand {
       spawn: flags.spawn && flags.status !== 'reviewing',
       issue,
       ...(budgetUsd !== undefined ? { fields: { budget_usd: budgetUsd } } : {}),
+    }).catch((error: unknown) => {
+      throw asBudgetFlag(error, project.name);
     });
     const { meta } = result.task;
     const failure = actionFailure(result.failures, `task ${meta.id} was created (${meta.status})`);
@@ -96,4 +94,10 @@ export default class TaskCreate extends OrangeCommand {
     });
     reportActionFailure(failure, this.json);
   }
+}
+
+/** The engine's refusal of a field the workflow does not declare, said as the flag that set it (`--budget`). */
+function asBudgetFlag(error: unknown, project: string): unknown {
+  if (!isOrangeError(error) || error.code !== 'E_INVALID_INPUT' || error.details.field !== 'budget_usd') return error;
+  return new OrangeError('E_INVALID_INPUT', `--budget is for pipeline tasks; project ${project} runs the ${String(error.details.workflow)} workflow, which has no budget`);
 }
