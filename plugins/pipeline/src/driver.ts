@@ -106,7 +106,7 @@ async function record(orange: Orange, task: Task, patch: Partial<TaskMeta>, body
   });
 }
 
-/** The move into `stopped` sets `stop_reason` from its reason (the plugin's afterTransition). */
+/** The move into `stopped` sets `stop_reason` from its reason (the `stop_pipeline` action). */
 async function stopForBudget(orange: Orange, task: Task, f: PipelineFields): Step {
   const reason = `budget exceeded: cost $${f.costTotalUsd.toFixed(2)} of a $${f.budgetUsd.toFixed(2)} budget`;
   return goWithNotice(orange, task, 'stopped', reason, { kind: 'budget', message: reason });
