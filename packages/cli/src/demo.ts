@@ -55,7 +55,7 @@ export interface DemoOptions {
   readonly print: (line: string) => void;
   /**
    * Open the dashboard on the sandbox in this terminal while the tasks run (`demo --dash`); the
-   * progress lines are printed once it is closed, and the run ends then.
+   * progress lines are held until it is closed (q, Ctrl-C), and printed live from then on.
    */
   readonly dashboard?: boolean;
   /**
@@ -213,10 +213,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       dashboard = execa(process.execPath, [options.cliEntry, 'dash', '--project', 'sandbox'], { cwd: repo, env, extendEnv: false, reject: false, stdio: 'inherit' });
       dashboardOpen = true;
       // Quitting it early (q, Ctrl-C) gives the progress lines back to the terminal at once.
-      dashboardClosed = dashboard.then(
-        () => undefined,
-        () => undefined,
-      ).then(() => {
+      dashboardClosed = dashboard.catch(() => undefined).then(() => {
         dashboardOpen = false;
         for (const line of held.splice(0)) options.print(line);
       });
