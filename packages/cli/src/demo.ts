@@ -1,6 +1,7 @@
 import { mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { execa, type ResultPromise } from 'execa';
 import { inlineText, OrangePaths, readHistory, TaskStore, type HistoryEvent } from '@orange/core';
 import { table } from './render.js';
@@ -54,9 +55,14 @@ export interface DemoOptions {
   readonly print: (line: string) => void;
   /**
    * Open the dashboard on the sandbox in this terminal while the tasks run (`demo --dash`); the
-   * progress lines are printed once it is closed, and the run ends then.
+   * progress lines are held until it is closed (q, Ctrl-C), and printed live from then on.
    */
   readonly dashboard?: boolean;
+  /**
+   * Aborted, with the name of the signal as its reason (`SIGINT`, …), when the user interrupts the
+   * run: it takes no more steps and tears down exactly as at its end.
+   */
+  readonly signal?: AbortSignal;
 }
 
 export interface DemoResult {
@@ -67,6 +73,8 @@ export interface DemoResult {
   readonly error?: string;
   /** The end of the sandbox's orange.log when the run failed: what the engine and plugins did. */
   readonly log?: string;
+  /** The signal that interrupted the run (the reason `signal` was aborted with); absent when it was not. */
+  readonly interrupted?: NodeJS.Signals;
 }
 
 /** How many lines of orange.log a failed run reports. */
@@ -91,12 +99,19 @@ const GIT_IDENTITY = {
 export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   // While the dashboard has the terminal, progress lines wait for it to close.
   let dashboard: ResultPromise | undefined;
+  let dashboardClosed: Promise<void> = Promise.resolve();
+  let dashboardOpen = false;
   const held: string[] = [];
-  const print = (line: string) => (dashboard ? held.push(line) : options.print(line));
+  const print = (line: string) => (dashboardOpen ? held.push(line) : options.print(line));
   const closeDashboard = async () => {
-    await dashboard?.catch(() => undefined);
-    dashboard = undefined;
-    for (const line of held.splice(0)) options.print(line);
+    dashboard?.kill('SIGTERM');
+    await dashboardClosed;
+  };
+  const interrupt = options.signal;
+  const interrupted = new Promise<void>((resolve) => interrupt?.addEventListener('abort', () => resolve(), { once: true }));
+  // Checked between steps: a step under way (a merge, a cancel) is finished, the next one not taken.
+  const stopIfInterrupted = () => {
+    if (interrupt?.aborted) throw new DemoInterrupted();
   };
   const pipeline = options.workflow === 'pipeline';
   const TASKS = pipeline ? PIPELINE_TASKS : DEFAULT_TASKS;
@@ -125,12 +140,15 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     ORANGE_TMUX_SOCKET: socket,
   };
   const git = (cwd: string, ...args: string[]) => execa('git', args, { cwd, env });
+  // Detached (a process group of their own): a Ctrl-C in the terminal reaches the demo alone, which
+  // lets the step under way finish, so neither a merge nor the teardown's cancels die half done.
   const orange = (args: string[], input = '') =>
-    execa(process.execPath, [options.cliEntry, ...args], { cwd: repo, env, extendEnv: false, reject: false, input });
+    execa(process.execPath, [options.cliEntry, ...args], { cwd: repo, env, extendEnv: false, reject: false, input, detached: true });
   let monitor: ResultPromise | undefined;
   const ids = new Map<string, DemoTask>();
 
   try {
+    stopIfInterrupted();
     print(`Sandbox: ${sandbox}`);
     await git(sandbox, 'init', '-q', '--bare', '-b', 'main', origin);
     await git(sandbox, 'clone', '-q', origin, repo);
@@ -166,6 +184,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       ].join('\n'),
     );
     await mkdir(paths.home, { recursive: true });
+    stopIfInterrupted();
     const added = await orange(['project', 'add', repo, '--name', 'sandbox', '--pool-size', String(TASKS.length)]);
     if (added.exitCode !== 0) throw new DemoError(`registering the sandbox failed: ${String(added.stderr).trim()}`);
     print(`Registered project "sandbox" (pool of ${TASKS.length} worktrees) — ORANGE_HOME=${paths.home}`);
@@ -174,6 +193,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     monitor = execa(process.execPath, [options.cliEntry, 'monitor'], { cwd: repo, env, extendEnv: false, reject: false, stdio: 'ignore' });
 
     for (const task of TASKS) {
+      stopIfInterrupted();
       const created = await orange(['task', 'create', task.summary, '--context', '-', '--json'], task.context);
       if (created.exitCode !== 0) throw new DemoError(`task create failed: ${String(created.stderr).trim()}`);
       const json = JSON.parse(String(created.stdout)) as { id?: string; task?: { id?: string } };
@@ -186,8 +206,17 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     // Through the store: it waits out a TASK.md an agent is rewriting, and reads the fields of record.
     const firstTask = await new TaskStore(paths).read('sandbox', first);
     print(`\nWatch an agent live: tmux -L ${socket} attach -t '=sandbox/${firstTask.meta.id}'  (detach: Ctrl-b d)\n`);
+    stopIfInterrupted();
     if (options.dashboard) {
+      // Not detached: it reads the terminal. Its own handlers restore the terminal on SIGTERM,
+      // SIGHUP and SIGINT; a Ctrl-C typed while it has the terminal is a key for it (quit).
       dashboard = execa(process.execPath, [options.cliEntry, 'dash', '--project', 'sandbox'], { cwd: repo, env, extendEnv: false, reject: false, stdio: 'inherit' });
+      dashboardOpen = true;
+      // Quitting it early (q, Ctrl-C) gives the progress lines back to the terminal at once.
+      dashboardClosed = dashboard.catch(() => undefined).then(() => {
+        dashboardOpen = false;
+        for (const line of held.splice(0)) options.print(line);
+      });
     }
 
     const seen = new Map<string, number>();
@@ -197,6 +226,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     while (Date.now() < deadline) {
       let finished = 0;
       for (const [id, task] of ids) {
+        stopIfInterrupted();
         const history = await readHistory(paths.historyFile('sandbox', id));
         for (const event of history.slice(seen.get(id) ?? 0)) {
           const line = describe(event);
@@ -225,11 +255,13 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
         }
       }
       if (finished === ids.size) break;
-      await new Promise((resolve) => setTimeout(resolve, 150));
+      await delay(150, undefined, { signal: interrupt }).catch(() => undefined);
     }
 
-    if (dashboard) print('Every task finished; quit the dashboard (q) to end the demo.');
-    await closeDashboard();
+    stopIfInterrupted();
+    if (dashboardOpen) print('Every task finished; quit the dashboard (q) to end the demo.');
+    await Promise.race([dashboardClosed, interrupted]);
+    stopIfInterrupted();
     const rows = await taskRows(paths, ids);
     const log = await git(origin, 'log', '--oneline', 'main');
     const ok = rows.every((r) => r.status === (pipeline ? 'completed' : 'done'));
@@ -241,20 +273,24 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     if (ok) return { ok, sandbox, rows };
     return { ok, sandbox, rows, log: await explainFailure(paths, ids, print) };
   } catch (error) {
+    // Interrupted: not a failure to explain (a step may have failed only because Ctrl-C reached its git).
+    if (interrupt?.aborted) return { ok: false, sandbox, rows: await taskRows(paths, ids).catch(() => []), interrupted: interrupt.reason as NodeJS.Signals };
     // A failure must explain itself: the step that failed, and what Orange logged before it.
     const message = error instanceof DemoError ? error.message : `unexpected error: ${error instanceof Error ? error.message : String(error)}`;
     print(`\nThe demo stopped: ${message}`);
     const rows = await taskRows(paths, ids).catch(() => []);
     return { ok: false, sandbox, rows, error: message, log: await explainFailure(paths, ids, print) };
   } finally {
-    dashboard?.kill('SIGTERM');
+    // The one teardown, for a run that ended, failed or was interrupted alike.
     await closeDashboard();
     monitor?.kill('SIGTERM');
     await monitor?.catch(() => undefined);
     await endTasks(paths, socket, ids, orange, print);
-    if (!options.keep) {
-      await rm(sandbox, { recursive: true, force: true });
-    } else {
+    if (!options.keep) await rm(sandbox, { recursive: true, force: true });
+    if (interrupt?.aborted) {
+      const gone = options.keep ? `its tmux server and agents are stopped; the sandbox is kept: ${sandbox}` : 'its tmux server, agents and sandbox are gone.';
+      print(`The demo was interrupted (${String(interrupt.reason)}): ${gone}`);
+    } else if (options.keep) {
       print(`Kept the sandbox: ${sandbox}`);
     }
   }
@@ -324,7 +360,7 @@ async function endTasks(
       .catch(() => null);
     if (status !== 'done' && status !== 'cancelled' && status !== 'completed' && status !== 'failed') await orange(['task', 'cancel', id, '--yes']);
   }
-  await execa('tmux', ['-L', socket, 'kill-server'], { reject: false });
+  await execa('tmux', ['-L', socket, 'kill-server'], { reject: false, detached: true });
   if (ids.size === 0) return;
   const deadline = Date.now() + SETTLE_MS;
   // A report can appear just after a scan found none (seen once with the pipeline driver's
@@ -347,6 +383,9 @@ const PIPELINE_STATES = new Set(['classifying', 'awaiting_clarification', 'routi
 
 /** A refusal of the demo itself (missing tool, failed setup): one sentence. */
 export class DemoError extends Error {}
+
+/** Thrown between steps once the run is interrupted: the teardown takes over. */
+class DemoInterrupted extends Error {}
 
 function describe(event: HistoryEvent): string | null {
   switch (event.type) {

@@ -59,6 +59,9 @@ export async function openDashboard(options: DashboardOptions): Promise<void> {
     quitFromSignal?.();
     attached?.abort();
   };
+  // Ctrl-C typed here is a key (raw mode): SIGINT comes from elsewhere (`kill -INT`, a parent's
+  // process group), and must leave the terminal as restored as `q` does; Node's default would not.
+  process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   process.once('SIGHUP', onSignal);
   const started = feed.start();
@@ -117,6 +120,7 @@ export async function openDashboard(options: DashboardOptions): Promise<void> {
       if (options.exitOnAttach || quitting) return;
     }
   } finally {
+    process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     process.off('SIGHUP', onSignal);
     // What is typed while the watcher and the poll wind down is the shell's next command: it

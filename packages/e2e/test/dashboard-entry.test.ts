@@ -174,25 +174,86 @@ describe('attaching from the dashboard', () => {
 
 describe('npm run demo -- --dash', () => {
   it('runs the demo with the dashboard open: rows move, q closes it, the demo ends with exit 0 and leaves nothing behind', async () => {
-    temp = await mkdtemp(join(tmpdir(), 'orange-demo-dash-'));
-    const { TMUX: _t, TMUX_PANE: _p, ORANGE_TASK_ID: _i, ORANGE_PROJECT: _j, ORANGE_HOME: _h, ORANGE_TMUX_SOCKET: _s, ...env } = process.env;
-    const host = { env: { ...(env as Record<string, string>), TMPDIR: temp }, repo: temp, paths: { logFile: '' } };
-    term = new Terminal(host);
-    await term.open();
+    const demo = await demoTerminal();
     // What `npm run demo -- --dash` runs once the build is done.
-    await term.type(`CI=true node ${CLI} demo --dash; echo DEMO-EXIT=$?`);
-    await term.screenShows('Orange · sandbox (all)', 60_000);
+    await demo.term.type(`CI=true node ${CLI} demo --dash; echo DEMO-EXIT=$?`);
+    await demo.term.screenShows('Orange · sandbox (all)', 60_000);
     // Rows move: a task past planning, on screen while the demo runs.
-    await term.screenShows(/[●✗○]\s+\d*\s+\S+\s+(working|agent-review|reviewing|done)\s/, 90_000);
-    await term.press('q');
-    await term.screenShows(/DEMO-EXIT=\d+/, 150_000);
-    const output = await term.tmux('capture-pane', '-p', '-J', '-S', '-2000', '-t', 'term');
+    await demo.term.screenShows(/[●✗○]\s+\d*\s+\S+\s+(working|agent-review|reviewing|done)\s/, 90_000);
+    await demo.term.press('q');
+    await demo.term.screenShows(/DEMO-EXIT=\d+/, 150_000);
+    const output = await demo.term.tmux('capture-pane', '-p', '-J', '-S', '-2000', '-t', 'term');
     expect(output, output).toContain('DEMO-EXIT=0');
     expect(output).toContain('Every task is done.');
-    const socket = /tmux -L (orange-demo-\d+) attach/.exec(output)?.[1];
-    expect(socket, output).toBeDefined();
-    const server = await execa('tmux', ['-L', socket as string, 'list-sessions'], { reject: false, env: host.env, extendEnv: false });
-    expect(server.exitCode, `tmux server ${String(socket)} still runs:\n${String(server.stdout)}`).not.toBe(0);
-    expect(await readdir(temp), output).toEqual([]);
+    await nothingLeft(demo, output);
+  }, 200_000);
+
+  it('Ctrl-C closes the dashboard and the held progress lines follow; a second Ctrl-C interrupts the demo: exit 130, the terminal as it was, nothing left', async () => {
+    const demo = await demoTerminal();
+    await demo.term.type(`CI=true node ${CLI} demo --dash; echo DEMO-EXIT=$?`);
+    await demo.term.screenShows(/[●✗○]\s+\d*\s+\S+\s+(planning|working|agent-review|reviewing)\s/, 90_000);
+    // Typed in the dashboard, Ctrl-C is a key (raw mode): it quits the dashboard, not the demo.
+    await demo.term.press('C-c');
+    await demo.term.screenShows(/task A {2}pending → planning/, 30_000);
+    expect(await alternateScreen(demo.term)).toBe(false);
+    // Now it reaches the demo as SIGINT.
+    await demo.term.press('C-c');
+    await interruptedAndGone(demo, 'SIGINT', 130);
+  }, 200_000);
+
+  it('SIGTERM to the demo while its dashboard is open closes the dashboard first: exit 143, the terminal as it was, nothing left', async () => {
+    const demo = await demoTerminal();
+    await demo.term.type(`CI=true node ${CLI} demo --dash; echo DEMO-EXIT=$?`);
+    await demo.term.screenShows(/[●✗○]\s+\d*\s+\S+\s+(planning|working|agent-review|reviewing)\s/, 90_000);
+    const pane = (await demo.term.tmux('display-message', '-p', '-t', 'term', '#{pane_pid}')).trim();
+    const pid = String((await execa('pgrep', ['-P', pane, '-f', 'demo --dash'], { reject: false })).stdout).trim();
+    expect(pid, "the demo under the pane's shell").toMatch(/^\d+$/);
+    process.kill(Number(pid), 'SIGTERM');
+    await interruptedAndGone(demo, 'SIGTERM', 143);
   }, 200_000);
 });
+
+interface DemoTerminal {
+  readonly term: Terminal;
+  /** The temp folder the demo's sandbox goes in (its TMPDIR). */
+  readonly dir: string;
+  readonly env: Record<string, string>;
+}
+
+/** A terminal whose shell has a temp folder of the test's own as TMPDIR (afterEach closes and removes both). */
+async function demoTerminal(): Promise<DemoTerminal> {
+  const dir = await mkdtemp(join(tmpdir(), 'orange-demo-dash-'));
+  temp = dir;
+  const { TMUX: _t, TMUX_PANE: _p, ORANGE_TASK_ID: _i, ORANGE_PROJECT: _j, ORANGE_HOME: _h, ORANGE_TMUX_SOCKET: _s, ...inherited } = process.env;
+  const env = { ...(inherited as Record<string, string>), TMPDIR: dir };
+  const terminal = new Terminal({ env, repo: dir, paths: { logFile: '' } });
+  term = terminal;
+  await terminal.open();
+  return { term: terminal, dir, env };
+}
+
+async function alternateScreen(terminal: Terminal): Promise<boolean> {
+  return (await terminal.tmux('display-message', '-p', '-t', 'term', '#{alternate_on}')).trim() === '1';
+}
+
+/** The demo said it was interrupted by `signal` and exited `code`, gave the terminal back in its normal mode, and left nothing. */
+async function interruptedAndGone(demo: DemoTerminal, signal: string, code: number): Promise<void> {
+  await demo.term.screenShows(/DEMO-EXIT=\d+/, 60_000);
+  const output = await demo.term.tmux('capture-pane', '-p', '-J', '-S', '-2000', '-t', 'term');
+  expect(output, output).toContain(`The demo was interrupted (${signal}): its tmux server, agents and sandbox are gone.`);
+  expect(output, output).toContain(`DEMO-EXIT=${code}`);
+  expect(await alternateScreen(demo.term), output).toBe(false);
+  // Raw mode off: a terminal left with -icanon or -echo would not show what is typed.
+  await demo.term.type('echo TTY-$(stty -a | grep -cw -e -icanon -e -echo)');
+  await demo.term.screenShows(/^TTY-0$/m);
+  await nothingLeft(demo, output);
+}
+
+/** The demo's tmux server (named in its output) no longer runs and its temp folder is empty. */
+async function nothingLeft(demo: DemoTerminal, output: string): Promise<void> {
+  const socket = /tmux -L (orange-demo-\d+) attach/.exec(output)?.[1];
+  expect(socket, output).toBeDefined();
+  const server = await execa('tmux', ['-L', socket as string, 'list-sessions'], { reject: false, env: demo.env, extendEnv: false });
+  expect(server.exitCode, `tmux server ${String(socket)} still runs:\n${String(server.stdout)}`).not.toBe(0);
+  expect(await readdir(demo.dir), output).toEqual([]);
+}

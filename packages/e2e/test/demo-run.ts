@@ -1,6 +1,7 @@
-import { readdir, readFile, readlink, rm } from 'node:fs/promises';
-import { join, sep } from 'node:path';
+import { readdir, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { execa } from 'execa';
+import { processesOf } from './live-processes.js';
 import { CLI } from './sandbox.js';
 
 /** What `orange demo --json` prints. */
@@ -22,6 +23,8 @@ export interface DemoRun {
   readonly result: DemoJson | undefined;
   /** The demo's tmux server (it names the server after its own pid). */
   readonly socket: string;
+  /** Milliseconds from the stop signal (`stopWhen`) to the demo's exit; undefined when it was not stopped. */
+  readonly stopToExitMs: number | undefined;
   /**
    * Exit, stderr, stdout, the JSON's log, and the end of every orange.log and agent log still
    * in the temp folder: read before any cleanup, so a demo killed before it printed (the test's
@@ -34,32 +37,44 @@ export interface DemoRun {
 const LOG_TAIL_LINES = 60;
 const AGENT_LOG_TAIL_LINES = 20;
 
+export interface DemoRunOptions {
+  readonly timeoutMs: number;
+  /** Checked while the demo runs: once it holds, the demo is sent `stopSignal`. */
+  readonly stopWhen?: () => Promise<boolean>;
+  /** SIGKILL unless said (no handler runs: the sandbox stays for the report and endDemo). */
+  readonly stopSignal?: NodeJS.Signals;
+}
+
 /**
- * Runs `orange <args>` (a demo) with TMPDIR set to `temp`. The run is ended with SIGTERM after
- * `timeoutMs`, as a test's timeout would, or as soon as `stopWhen` holds (checked while it runs).
+ * Runs `orange <args>` (a demo) with TMPDIR set to `temp`. The run is SIGKILLed after
+ * `timeoutMs`, so that the sandbox it leaves can explain it, or sent `stopSignal` as soon as
+ * `stopWhen` holds.
  */
-export async function runDemo(temp: string, args: readonly string[], options: { timeoutMs: number; stopWhen?: () => Promise<boolean> }): Promise<DemoRun> {
+export async function runDemo(temp: string, args: readonly string[], options: DemoRunOptions): Promise<DemoRun> {
   const { TMUX: _t, TMUX_PANE: _p, ORANGE_TASK_ID: _i, ORANGE_PROJECT: _j, ORANGE_HOME: _h, ...env } = process.env;
   const demo = execa(process.execPath, [CLI, ...args], {
     env: { ...env, TMPDIR: temp },
     extendEnv: false,
     reject: false,
     timeout: options.timeoutMs,
-    // SIGTERM alone, then whatever the demo leaves is endDemo's to find.
-    forceKillAfterDelay: false,
+    // A demo that gets SIGTERM tears its sandbox down: a timed-out one must leave it for the report.
+    killSignal: 'SIGKILL',
   });
   const socket = `orange-demo-${String(demo.pid)}`;
   let running = true;
+  let stoppedAt: number | undefined;
   const watcher = (async () => {
     while (running && options.stopWhen) {
       if (await options.stopWhen().catch(() => false)) {
-        demo.kill('SIGTERM');
+        stoppedAt = Date.now();
+        demo.kill(options.stopSignal ?? 'SIGKILL');
         return;
       }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   })();
   const run = await demo;
+  const stopToExitMs = stoppedAt === undefined ? undefined : Date.now() - stoppedAt;
   running = false;
   await watcher;
   let result: DemoJson | undefined;
@@ -71,12 +86,13 @@ export async function runDemo(temp: string, args: readonly string[], options: { 
   const stdout = String(run.stdout);
   const stderr = String(run.stderr);
   const ending = run.exitCode === undefined ? `was ended by ${String(run.signal)}` : `exited ${run.exitCode}`;
-  const head = `orange ${args.join(' ')} ${ending}${run.timedOut ? ` (timed out after ${options.timeoutMs / 1000} s)` : ''}`;
+  const stopped = stoppedAt === undefined ? '' : ` (sent ${options.stopSignal ?? 'SIGKILL'}, ended ${String(stopToExitMs)} ms later)`;
+  const head = `orange ${args.join(' ')} ${ending}${run.timedOut ? ` (timed out after ${options.timeoutMs / 1000} s)` : stopped}`;
   const sections = [head, `stderr:\n${stderr || '(empty)'}`, `stdout:\n${stdout || '(empty)'}`];
   // Printed as text, not as the JSON's escaped string.
   if (result?.log) sections.push(`orange.log (end, from the demo's JSON):\n${result.log}`);
   sections.push(...(await sandboxLogs(temp)));
-  return { exitCode: run.exitCode, signal: run.signal, stdout, stderr, result, socket, report: sections.join('\n\n') };
+  return { exitCode: run.exitCode, signal: run.signal, stdout, stderr, result, socket, stopToExitMs, report: sections.join('\n\n') };
 }
 
 /** The demo's sandboxes still in `temp` (each `orange-demo-*`). */
@@ -115,28 +131,6 @@ async function tail(file: string, lines: number): Promise<string | null> {
 }
 
 /**
- * Live processes of a demo run: those working inside `temp` (their cwd is in it: agents, their
- * wrappers, the monitor, the tmux server) and those naming one of `ids` (exit reports). The cwd
- * comes from /proc where there is one; zombies have none and are not counted.
- */
-export async function demoProcesses(temp: string, ids: readonly string[]): Promise<Array<{ pid: number; args: string }>> {
-  const ps = await execa('ps', ['-A', '-o', 'pid=,args='], { reject: false });
-  if (ps.exitCode !== 0) throw new Error(`ps failed: ${ps.stderr || ps.message}`);
-  const found: Array<{ pid: number; args: string }> = [];
-  for (const line of String(ps.stdout).split('\n')) {
-    const match = /^\s*(\d+)\s+(.*)$/.exec(line);
-    if (!match) continue;
-    const pid = Number(match[1]);
-    const args = match[2] as string;
-    if (pid === process.pid) continue;
-    const cwd = await readlink(`/proc/${pid}/cwd`).catch(() => null);
-    const inside = cwd !== null && (cwd === temp || cwd.startsWith(temp + sep));
-    if (inside || ids.some((id) => args.includes(id))) found.push({ pid, args });
-  }
-  return found;
-}
-
-/**
  * Ends whatever a demo left in `temp` and empties it: the panes' processes first by SIGKILL (a
  * wrapper so killed cannot report its agent's end), then the tmux server, then every process
  * of the run until none is seen for several scans in a row (an exit report started just before
@@ -150,7 +144,7 @@ export async function endDemo(temp: string, socket: string): Promise<void> {
   const deadline = Date.now() + 20_000;
   let clearScans = 0;
   while (clearScans < 5) {
-    const left = await demoProcesses(temp, ids);
+    const left = await processesOf(temp, ids);
     for (const { pid } of left) kill(pid);
     clearScans = left.length === 0 ? clearScans + 1 : 0;
     if (Date.now() > deadline) throw new Error(`processes of the demo survived SIGKILL for 20 s: ${left.map((p) => `${p.pid} ${p.args}`).join('; ')}`);

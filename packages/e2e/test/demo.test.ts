@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
-import { demoProcesses, demoSandboxes, endDemo, runDemo } from './demo-run.js';
+import { demoSandboxes, endDemo, runDemo } from './demo-run.js';
+import { processesOf } from './live-processes.js';
 
 /**
  * The processes of a run still alive once they have had up to `ms` to end: a detached exit
@@ -12,7 +13,7 @@ import { demoProcesses, demoSandboxes, endDemo, runDemo } from './demo-run.js';
 async function processesLeft(temp: string, ids: readonly string[], ms = 10_000): Promise<string[]> {
   const deadline = Date.now() + ms;
   for (;;) {
-    const left = await demoProcesses(temp, ids);
+    const left = await processesOf(temp, ids);
     if (left.length === 0 || Date.now() > deadline) return left.map((p) => `${p.pid} ${p.args}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -106,19 +107,14 @@ describe('orange demo', () => {
 
   it('a demo killed before it printed still explains itself from its sandbox’s logs, and nothing of it survives the cleanup', async () => {
     const dir = await tempFolder();
-    // Killed (SIGTERM, as a timeout kills) once its first agent runs: no JSON, no cleanup of its own.
-    const agentStarted = async () => {
-      for (const sandbox of await demoSandboxes(dir)) {
-        if ((await readFile(join(sandbox, 'home', 'orange.log'), 'utf8').catch(() => '')).includes('"msg":"agent spawned"')) return true;
-      }
-      return false;
-    };
-    const run = await runDemo(dir, ['demo', '--json', '--timeout', '150'], { timeoutMs: 170_000, stopWhen: agentStarted });
+    // SIGKILLed once its first agent runs (as a machine or a test runner kills): no handler, no
+    // JSON, no cleanup of its own.
+    const run = await runDemo(dir, ['demo', '--json', '--timeout', '150'], { timeoutMs: 170_000, stopWhen: () => agentStarted(dir) });
     socket = run.socket;
-    expect(run.signal, run.report).toBe('SIGTERM');
+    expect(run.signal, run.report).toBe('SIGKILL');
     expect(run.result, run.report).toBeUndefined();
     // The report names how the run ended and quotes the orange.log the demo never printed.
-    expect(run.report).toMatch(/^orange demo --json --timeout 150 was ended by SIGTERM\n/);
+    expect(run.report).toMatch(/^orange demo --json --timeout 150 was ended by SIGKILL \(sent SIGKILL, ended \d+ ms later\)\n/);
     expect(run.report).toMatch(/orange\.log \(end, read from .*orange-demo-[^/]+\/home\/orange\.log\):\n/);
     expect(run.report).toContain('"msg":"agent spawned"');
     // What the killed demo left is there to clean, and the cleanup ends all of it.
@@ -126,7 +122,33 @@ describe('orange demo', () => {
     expect(await demoSandboxes(dir), run.report).toHaveLength(1);
     await endDemo(dir, run.socket);
     expect(await tmuxServerRuns(run.socket)).toBe(false);
-    expect(await demoProcesses(dir, [])).toEqual([]);
+    expect(await processesOf(dir, [])).toEqual([]);
     expect(await readdir(dir)).toEqual([]);
   }, 180_000);
+
+  it('Ctrl-C (SIGINT) once the first agent runs ends the demo with exit 130 and one line, its tmux server, agents and sandbox gone', async () => {
+    const dir = await tempFolder();
+    const run = await runDemo(dir, ['demo', '--timeout', '150'], { timeoutMs: 170_000, stopWhen: () => agentStarted(dir), stopSignal: 'SIGINT' });
+    socket = run.socket;
+    const { report } = run;
+    expect(run.exitCode, report).toBe(130);
+    expect(run.stderr, report).toBe('');
+    expect(run.stdout, report).toMatch(/^The demo was interrupted \(SIGINT\): its tmux server, agents and sandbox are gone\.$/m);
+    // The teardown is bounded: cancels, the tmux server, up to 15 s for exit reports, the folder.
+    expect(run.stopToExitMs, report).toBeLessThan(45_000);
+    // Nothing outlives it, checked at once: the demo said so only after it was true.
+    const ids = [...run.stdout.matchAll(/task [ABC] created \((\w{21})\)/g)].map((m) => m[1] ?? '');
+    expect(ids.length, report).toBeGreaterThan(0);
+    expect(await tmuxServerRuns(run.socket), `tmux server ${run.socket} still runs`).toBe(false);
+    expect(await processesOf(dir, ids), report).toEqual([]);
+    expect(await readdir(dir), report).toEqual([]);
+  }, 180_000);
 });
+
+/** True once the demo's first agent runs: orange.log in its sandbox says one spawned. */
+async function agentStarted(dir: string): Promise<boolean> {
+  for (const sandbox of await demoSandboxes(dir)) {
+    if ((await readFile(join(sandbox, 'home', 'orange.log'), 'utf8').catch(() => '')).includes('"msg":"agent spawned"')) return true;
+  }
+  return false;
+}

@@ -344,7 +344,7 @@ describe('pipeline workflow, end to end', () => {
 async function killMidFix(b: Sandbox, id: string): Promise<void> {
   await b.waitFor('the fix phase to start', async () => (await calls(b)).some((c) => c.phase === 'fix'));
   const hung = (await calls(b)).find((c) => c.phase === 'fix')!;
-  const driver = await execa('pgrep', ['-f', `pipeline run --project demo ${id}`], { reject: false });
+  const driver = await execa('pgrep', ['-f', `pipeline run --project demo --task ${id}( |$)`], { reject: false });
   const pids = [...String(driver.stdout).split('\n').filter(Boolean).map(Number), hung.pid];
   expect(pids.length, 'the driver process').toBeGreaterThan(1);
   for (const pid of pids) process.kill(pid, 'SIGKILL');

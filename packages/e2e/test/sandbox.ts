@@ -4,6 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { execa } from 'execa';
 import { ledgerStatus, OrangePaths, readHistory, TaskStore, type HistoryEvent, type Task } from '@orange/core';
+import { processesOf, type LiveProcess } from './live-processes.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 export const CLI = join(root, 'packages/cli/bin/run.js');
@@ -203,6 +204,9 @@ export class Sandbox {
    * wrappers report those deaths, the exit rules act on them (a reviewer that left a verdict
    * advances the task and `notify_worker` spawns a worker on a fresh tmux server), and a report
    * still running after the sandbox is removed recreates its home. Cancelled tasks ignore exits.
+   * Then it waits until no process of the sandbox runs (a pipeline driver still writing in its
+   * task folder made the removal fail with ENOTEMPTY); one still there after the deadline fails
+   * the test, named, and is killed so that the next test does not inherit it.
    */
   async cleanup(): Promise<void> {
     // Task ids only: the folder also holds the listing index (.index.json).
@@ -214,11 +218,42 @@ export class Sandbox {
     await this.waitFor('the notification outbox to drain', async () => (await readdir(this.paths.outboxDir).catch(() => [] as string[])).length === 0, 30_000).catch(
       () => undefined,
     );
-    if (ids.length > 0) {
-      // The wrappers and the reports they start both carry `--task <id>`.
-      const pattern = `--task (${ids.join('|')})( |$)`;
-      await this.waitFor('agent wrappers and exit reports to finish', async () => !(await this.running(pattern)), 10_000).catch(() => undefined);
+    const left = await this.processesEnd(ids);
+    for (const { pid } of left) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
     }
-    await rm(this.dir, { recursive: true, force: true });
+    await rm(this.dir, { recursive: true, force: true, maxRetries: left.length > 0 ? 5 : 0 });
+    if (left.length > 0) {
+      throw new Error(
+        `sandbox cleanup: ${left.length} process(es) of the sandbox still ran ${CLEANUP_WAIT_MS / 1000} s after its tmux server was killed (then killed):\n${left.map((p) => `  ${p.pid} ${p.args}`).join('\n')}`,
+      );
+    }
+  }
+
+  /**
+   * Waits until no process of the sandbox runs for several scans in a row (an exit report can
+   * start just after a scan found none): the agent wrappers, exit reports and pipeline drivers
+   * (each carries `--task <id>`), and whatever works inside the sandbox (headless runs, a
+   * deliverer). Returns those still running at the deadline.
+   */
+  private async processesEnd(ids: readonly string[]): Promise<LiveProcess[]> {
+    const deadline = Date.now() + CLEANUP_WAIT_MS;
+    let clearScans = 0;
+    for (;;) {
+      const left = await processesOf(this.dir, ids);
+      clearScans = left.length === 0 ? clearScans + 1 : 0;
+      if (clearScans >= CLEAR_SCANS) return [];
+      if (Date.now() > deadline) return left;
+      await new Promise((r) => setTimeout(r, 100));
+    }
   }
 }
+
+/** How long the cleanup waits for the sandbox's processes to end once its tmux server is gone. */
+const CLEANUP_WAIT_MS = 20_000;
+/** Consecutive scans (100 ms apart) that must find none of them. */
+const CLEAR_SCANS = 3;

@@ -130,7 +130,7 @@ function driverHarness(orange: Orange): Harness {
     installed: async () => false,
     command(request) {
       if (!orange.cliEntry) throw new OrangeError('E_RUNTIME', 'the pipeline driver needs the orange CLI entry (run Orange through its CLI)');
-      return { argv: [process.execPath, orange.cliEntry, 'pipeline', 'run', '--project', request.task.project, request.task.id] };
+      return { argv: [process.execPath, orange.cliEntry, 'pipeline', 'run', '--project', request.task.project, '--task', request.task.id] };
     },
   };
 }

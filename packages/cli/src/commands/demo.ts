@@ -1,3 +1,6 @@
+import { closeSync, fstatSync } from 'node:fs';
+import { constants } from 'node:os';
+import { isatty } from 'node:tty';
 import { join } from 'node:path';
 import * as Flags from '@oclif/core/flags';
 import { OrangeError } from '@orange/core';
@@ -24,6 +27,28 @@ export default class Demo extends OrangeCommand {
       throw new OrangeError('E_USAGE', 'demo --dash needs a terminal for the dashboard (standard input or output is not one); run the demo without --dash');
     }
     const { runDemo, DemoError } = await import('../demo.js');
+    const print = (line: string) => {
+      if (!this.json) this.log(line);
+    };
+    // Ctrl-C, SIGTERM or a closed terminal (SIGHUP) end the run as its end would: the teardown
+    // runs to completion (a signal arriving during it only says so), then the process exits 128+n.
+    const interrupt = new AbortController();
+    let told = false;
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (!interrupt.signal.aborted) {
+        // After SIGHUP the terminal may be gone and every write fail (EIO), which oclif's own
+        // listener rethrows: from here on a failed write is ignored, so the teardown runs to its end.
+        for (const stream of [process.stdout, process.stderr]) {
+          stream.removeAllListeners('error');
+          stream.on('error', () => undefined);
+        }
+        interrupt.abort(signal);
+      } else if (!told) {
+        told = true;
+        print(`Got ${signal}; still removing the demo's tmux server, agents and sandbox: it ends when they are gone.`);
+      }
+    };
+    for (const signal of DEMO_SIGNALS) process.on(signal, onSignal);
     try {
       const result = await runDemo({
         cliEntry: join(this.config.root, 'bin', 'run.js'),
@@ -31,10 +56,15 @@ export default class Demo extends OrangeCommand {
         workflow: flags.workflow === 'pipeline' ? 'pipeline' : 'default',
         timeoutMs: flags.timeout * 1000,
         dashboard: flags.dash,
-        print: (line) => {
-          if (!this.json) this.log(line);
-        },
+        signal: interrupt.signal,
+        print,
       });
+      if (result.interrupted) {
+        if (this.json) this.logJson({ ...result, error: `interrupted by ${result.interrupted}` });
+        process.exitCode = 128 + (constants.signals[result.interrupted] ?? 0);
+        releaseHungUpTerminal();
+        return;
+      }
       const error = result.error ?? 'the demo did not finish every task';
       if (this.json) {
         // A failed run is still one object: the error fields beside the full result (with the end of orange.log).
@@ -46,6 +76,27 @@ export default class Demo extends OrangeCommand {
     } catch (error) {
       if (error instanceof DemoError) throw new OrangeError('E_RUNTIME', error.message);
       throw error;
+    } finally {
+      for (const signal of DEMO_SIGNALS) process.off(signal, onSignal);
+    }
+  }
+}
+
+/** The signals that interrupt a demo: Ctrl-C, a kill or a timeout, a closed terminal. */
+const DEMO_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/**
+ * Closes each standard stream whose terminal hung up (SIGHUP: the window was closed). Node 20
+ * restores the terminal's modes on exit and aborts when it cannot (nodejs/node#51519); a closed
+ * descriptor is skipped, so the process exits with its own code instead of a core dump.
+ */
+function releaseHungUpTerminal(): void {
+  for (const fd of [0, 1, 2]) {
+    try {
+      // A hung-up terminal is still a character device, but no longer answers as a terminal.
+      if (fstatSync(fd).isCharacterDevice() && !isatty(fd)) closeSync(fd);
+    } catch {
+      // Already closed.
     }
   }
 }

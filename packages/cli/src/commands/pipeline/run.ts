@@ -1,4 +1,4 @@
-import * as Args from '@oclif/core/args';
+import * as Flags from '@oclif/core/flags';
 import { inlineText } from '@orange/core';
 import { OrangeCommand } from '../../base-command.js';
 import { projectFlag } from '../../flags.js';
@@ -8,13 +8,14 @@ export default class PipelineRun extends OrangeCommand {
   static override summary = "Drive a pipeline task until it waits, stops or ends (started by Orange in the task's tmux session).";
   static override description = 'Runs the classifier, the phases and the checks headless, asking for every transition. Use `orange task resume` to restart a driver that died.';
   static override hidden = true;
-  static override args = { id: Args.string({ ignoreStdin: true, description: 'Task id.', required: true }) };
-  static override flags = { project: projectFlag };
+  // `--task ID` as in every process Orange starts for a task (the agent wrapper, `agent exited`):
+  // one marker finds them all, e.g. to wait for them before a task's folder goes.
+  static override flags = { project: projectFlag, task: Flags.string({ required: true, description: 'Task id.' }) };
 
   async run(): Promise<void> {
-    const { args, flags } = await this.parse(PipelineRun);
+    const { flags } = await this.parse(PipelineRun);
     const orange = await this.orange();
-    const task = await resolveTask(orange, args.id, flags.project);
+    const task = await resolveTask(orange, flags.task, flags.project);
     const { runPipeline } = await import('@orange/plugin-pipeline');
     const after = await runPipeline(orange, { project: task.meta.project, id: task.meta.id }).catch((error: unknown) => {
       // Nobody reads the driver's terminal: the reason it stopped goes to orange.log too.
