@@ -16,7 +16,7 @@ export default class Demo extends OrangeCommand {
   static override examples = ['<%= config.bin %> demo', '<%= config.bin %> demo --keep', '<%= config.bin %> demo --dash', '<%= config.bin %> demo --workflow pipeline'];
   static override flags = {
     keep: Flags.boolean({ description: 'Keep the sandbox (repository and ORANGE_HOME) to look at afterwards.', default: false }),
-    dash: Flags.boolean({ description: 'Watch the agents work in the dashboard (orange dash) while the demo runs; quit it with q to end.', default: false }),
+    dash: Flags.boolean({ description: 'Watch the agents work in the dashboard (orange dash) while the demo runs; q closes the dashboard and the demo runs on to its summary.', default: false }),
     timeout: Flags.integer({ description: 'Give up after this many seconds.', default: 180, min: 10 }),
     workflow: Flags.string({ description: 'default: plan, work, review, merge; pipeline: classify, phases, verify, retry, escalate, budget (seed 002).', options: ['default', 'pipeline'], default: 'default' }),
   };
