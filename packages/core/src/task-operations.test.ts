@@ -52,6 +52,25 @@ describe('requestChanges', () => {
     expect(box.calls).toEqual(['notify_worker']);
   });
 
+  it('refuses a task that left reviewing between its read and the lock, and changes nothing there', async () => {
+    box = await sandbox();
+    const ref = await taskIn(box, 'reviewing', { body: REVIEWED });
+    const { engine } = box.orange;
+    const read = engine.readVerified.bind(engine);
+    // Another process (the monitor's CI reaction) moves the task right after this call read it.
+    let moved: Awaited<ReturnType<typeof filesOf>> | undefined;
+    engine.readVerified = async (r) => {
+      const task = await read(r);
+      engine.readVerified = read;
+      await engine.transition(ref, 'working', { cause: 'auto', reason: 'ci failed' });
+      moved = await filesOf(box!, ref);
+      return task;
+    };
+    const refusal = await errorOf(requestChanges(box.orange, ref, 'rename the flag to --dry-run'));
+    expect(refusal).toMatchObject({ code: 'E_ILLEGAL_TRANSITION', message: `working → working refused: task ${ref.id} moved to working meanwhile; changes are requested on a task in reviewing` });
+    expect(await filesOf(box, ref)).toEqual(moved);
+  });
+
   it('without instructions only moves the task: the body stays as it was', async () => {
     box = await sandbox();
     const ref = await taskIn(box, 'reviewing', { body: REVIEWED });

@@ -198,5 +198,11 @@ export async function requestChanges(orange: Orange, ref: TaskRef, instructions:
     const notes = parseSections(current).get('Notes')?.trim() ?? '';
     return setSection(current, 'Notes', notes ? `${notes}\n\n${entry}` : entry);
   };
-  return orange.engine.transition(ref, 'working', { cause: 'request', reason: 'changes requested', ...(text === '' ? {} : { body }) });
+  // Checked again under the task's lock: a task that left reviewing meanwhile (the monitor's CI
+  // reaction, a person in another terminal) is refused, not moved from wherever it is now.
+  const result = await orange.engine.transition(ref, 'working', { cause: 'request', reason: 'changes requested', expectFrom: 'reviewing', ...(text === '' ? {} : { body }) });
+  if (!result.changed) {
+    throw new TransitionRefused('E_ILLEGAL_TRANSITION', result.from, 'working', `task ${ref.id} moved to ${result.from} meanwhile; changes are requested on a task in reviewing`);
+  }
+  return result;
 }
