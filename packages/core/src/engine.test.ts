@@ -130,6 +130,31 @@ describe('transition options and the bus', () => {
     expect(moved.task.body).toBe('## Context\n\nadd a button\n\n## Plan\n\nAPPROACH: one component\nTOUCHING: ui.ts\n');
   });
 
+  it('writes a move\'s workflow fields with its status and lets the checks see them; refused, or naming a core field, nothing', async () => {
+    const seen: unknown[] = [];
+    const gatekeeper: OrangePlugin = {
+      name: 'gatekeeper',
+      apply: (orange) =>
+        orange.hooks.beforeTransition.tap('gatekeeper', (event) => {
+          seen.push(event.task.meta.triage);
+          return event.task.meta.triage === 'later' ? 'triaged for later' : undefined;
+        }),
+    };
+    box = await sandbox({}, [gatekeeper]);
+    const ref = await taskIn(box, 'working');
+    const before = await filesOf(box, ref);
+    expect(await errorOf(box.orange.engine.transition(ref, 'stuck', { fields: { triage: 'later' } }))).toMatchObject({ code: 'E_VETOED' });
+    expect(await errorOf(box.orange.engine.transition(ref, 'stuck', { fields: { branch: 'elsewhere' } }))).toMatchObject({
+      code: 'E_INVALID_INPUT',
+      message: 'a transition cannot set the core field "branch"; only workflow fields ride a move',
+    });
+    expect(await filesOf(box, ref)).toEqual(before);
+    const moved = await box.orange.engine.transition(ref, 'stuck', { fields: { triage: 'now', score: null } });
+    expect(moved.task.meta).toMatchObject({ status: 'stuck', triage: 'now', score: null });
+    expect((await box.orange.store.read(ref.project, ref.id)).meta).toMatchObject({ status: 'stuck', triage: 'now' });
+    expect(seen).toEqual(['later', 'now']);
+  });
+
   it('returns the task as afterTransition taps left it, written through the event under the held lock', async () => {
     const writer: OrangePlugin = {
       name: 'writer',

@@ -8,7 +8,7 @@ import { parseSections, sectionNameProblem, setSection, strayHeading } from './s
 import type { HistoryEvent } from './store/history.js';
 import { assertBranchName, assertProjectName, newTaskId } from './store/names.js';
 import { newTaskMeta } from './store/task-file.js';
-import type { AgentRole, Task, TaskMeta } from './task.js';
+import { TASK_META_ORDER, type AgentRole, type Task, type TaskMeta } from './task.js';
 import type { Transition, Workflow } from './workflow/workflow.js';
 import { renderPrompt } from './workflow/prompts.js';
 import { oneLineSummary } from './terminal-text.js';
@@ -40,6 +40,11 @@ export interface TransitionOptions {
    * have edited it); the checks (guard, gate, vetoes) see the body it gives. May run more than once.
    */
   readonly body?: (current: string) => string;
+  /**
+   * Workflow fields (not the core's own, see TASK_META_ORDER) that land in the same write as the
+   * new status, seen by the checks like `body` (`task clarify` clears the pipeline's confidence).
+   */
+  readonly fields?: Readonly<Record<string, string | number | boolean | null>>;
   /**
    * The move's own notification, raised instead of the core's `status.changed` one (the pipeline's
    * breaker notice). It is made durable after the checks and before the status is written (the
@@ -208,8 +213,8 @@ export class Engine {
     const from = task.meta.status;
     const cause = options.cause ?? 'request';
     const workflow = await this.orange.workflowForProject(task.meta.project);
-    // The move is checked on the task as it would be written: its body changed, its status not yet.
-    const seen = options.body ? { ...task, body: options.body(task.body) } : task;
+    // The move is checked on the task as it would be written: its body and fields changed, its status not yet.
+    const seen = { meta: options.fields ? { ...task.meta, ...workflowFields(options.fields) } : task.meta, body: options.body ? options.body(task.body) : task.body };
     try {
       const transition = await this.select(workflow, seen, to, options);
       const event: TransitionEvent = {
@@ -249,7 +254,7 @@ export class Engine {
     const { task, workflow, transition, from, to, cause } = event;
     // Durable before the move it announces: a death between the two cannot leave the move unheard.
     const notify = options.notification ? await this.orange.notifications.stage({ ...options.notification, task: { ...task.meta, status: to }, from, to }) : null;
-    let current = await this.orange.store.update(task.meta.project, task.meta.id, { status: to }, options.body);
+    let current = await this.orange.store.update(task.meta.project, task.meta.id, { ...(options.fields ? workflowFields(options.fields) : {}), status: to }, options.body);
     // The ledger entry follows the write at once: a status of record exists only with it.
     await this.record(current, {
       type: 'status.changed',
@@ -824,4 +829,13 @@ function failedCode(failures: readonly ActionFailure[]): ErrorCode {
 function shown(value: unknown): string {
   const text = JSON.stringify(value) ?? 'null';
   return text.length > 60 ? `${text.slice(0, 57)}…"` : text;
+}
+
+const CORE_FIELDS: ReadonlySet<string> = new Set(TASK_META_ORDER);
+
+/** A move's `fields`, refused (a caller's bug, before anything is written) when one is the core's own. */
+function workflowFields(fields: Readonly<Record<string, string | number | boolean | null>>): Readonly<Record<string, string | number | boolean | null>> {
+  const owned = Object.keys(fields).find((key) => CORE_FIELDS.has(key));
+  if (owned !== undefined) throw new OrangeError('E_INVALID_INPUT', `a transition cannot set the core field "${owned}"; only workflow fields ride a move`);
+  return fields;
 }

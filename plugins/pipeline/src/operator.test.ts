@@ -1,4 +1,5 @@
-import { isOrangeError, parseSections, type TaskRef } from '@orange/core';
+import { readFile } from 'node:fs/promises';
+import { definePlugin, isOrangeError, parseSections, type TaskRef } from '@orange/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { pipelineBox, type PipelineBox } from '../test/pipeline-box.js';
 import { DRIVER_HARNESS } from './pipeline.js';
@@ -54,6 +55,20 @@ describe('orange task clarify', () => {
     expect(await refusal(clarifyTask(box.orange, running, 'more'))).toBe(`E_NOT_ALLOWED: task ${running.id} is classifying; only a task awaiting clarification can be clarified`);
     const other = await otherWorkflowTask(box);
     expect(await refusal(clarifyTask(box.orange, other, 'more'))).toBe(`E_NOT_ALLOWED: task ${other.id} runs the default workflow; only pipeline tasks can be clarified or resumed`);
+  });
+
+  it('refused by a veto, it changes nothing: the answer, the classification and the history stay as they were', async () => {
+    const veto = definePlugin({
+      name: 'no-reclassify',
+      apply: (orange) => orange.hooks.beforeTransition.tap('no-reclassify', (event) => (event.to === 'classifying' && event.from === 'awaiting_clarification' ? 'the team answers in the issue first' : undefined)),
+    });
+    box = await pipelineBox({}, {}, [veto]);
+    const ref = await unsure(box);
+    const files = () => Promise.all([box!.orange.paths.taskFile(ref.project, ref.id), box!.orange.paths.taskStateFile(ref.project, ref.id), box!.orange.paths.historyFile(ref.project, ref.id)].map((f) => readFile(f, 'utf8')));
+    const before = await files();
+    expect(await refusal(clarifyTask(box.orange, ref, 'the login form crashes on submit'))).toBe('E_VETOED: awaiting_clarification → classifying refused: the team answers in the issue first');
+    expect(await files()).toEqual(before);
+    expect(await box.meta(ref)).toMatchObject({ status: 'awaiting_clarification', confidence: 0.3, intent: 'feature' });
   });
 });
 

@@ -23,16 +23,19 @@ export async function clarifyTask(orange: Orange, ref: TaskRef, answer: string):
   if (task.meta.status !== 'awaiting_clarification') {
     throw new OrangeError('E_NOT_ALLOWED', `task ${ref.id} is ${task.meta.status}; only a task awaiting clarification can be clarified`);
   }
-  await orange.store.withTaskLock(ref.project, ref.id, async () => {
-    await orange.engine.readVerified(ref);
-    const updated = await orange.store.update(ref.project, ref.id, { confidence: null, intent: '' }, (body) => {
+  // The answer and the forgotten classification ride the move: a vetoed move leaves the task as it was.
+  const result = await orange.engine.transition(ref, 'classifying', {
+    cause: 'request',
+    expectFrom: 'awaiting_clarification',
+    fields: { confidence: null, intent: '' },
+    body: (body) => {
       const previous = parseSections(body).get('Context');
       return setSection(body, 'Context', previous ? `${previous}\n\nClarification: ${text}` : `Clarification: ${text}`);
-    });
-    await orange.store.appendHistory(ref.project, ref.id, { type: 'pipeline.clarified', text: text.slice(0, 500) });
-    await writeCheckpoint(orange.paths, updated.meta);
+    },
   });
-  return orange.engine.transition(ref, 'classifying', { cause: 'request', expectFrom: 'awaiting_clarification' });
+  if (!result.changed) throw new OrangeError('E_NOT_ALLOWED', `task ${ref.id} moved to ${result.from} meanwhile; only a task awaiting clarification can be clarified`);
+  await orange.store.appendHistory(ref.project, ref.id, { type: 'pipeline.clarified', text: text.slice(0, 500) });
+  return result;
 }
 
 /**
