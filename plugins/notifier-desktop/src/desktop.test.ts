@@ -29,7 +29,7 @@ describe('the desktop notifier', () => {
     const notifySend = await standIn('notify-send');
     box = await orangeBox([desktop({ platform: 'linux', notifySendBin: notifySend.bin })]);
     const ref = await box.task('working', 'Fix $(rm -rf ~) `now`');
-    await box.orange.engine.transition(ref, 'stuck', { reason: 'review failed twice' });
+    await box.orange.engine.transition(ref, 'stuck', { reason: 'review failed twice: <b> & <i> tags' });
     await box.orange.notifications.settle();
     expect(await notifySend.calls()).toEqual([
       [
@@ -37,7 +37,8 @@ describe('the desktop notifier', () => {
         '--urgency=critical',
         '--',
         'Orange: Stuck: Fix $(rm -rf ~) `now`',
-        `app · feature/login: working → stuck\nreview failed twice\norange task attach ${ref.id}`,
+        // The body is markup to most notification servers; the title is plain text.
+        `app · feature/login: working → stuck\nreview failed twice: &lt;b&gt; &amp; &lt;i&gt; tags\norange task attach ${ref.id}`,
       ],
     ]);
   });

@@ -32,7 +32,16 @@ export function desktopCommand(n: Notification, platform: string, bins: { notify
   const title = `Orange: ${n.title}`;
   if (platform === 'darwin') return [bins.osascript, ...APPLESCRIPT.flatMap((line) => ['-e', line]), title, desktopBody(n)];
   if (platform === 'win32') return null;
-  return [bins.notifySend, '--app-name=Orange', `--urgency=${URGENCY[n.priority]}`, '--', title, desktopBody(n)];
+  return [bins.notifySend, '--app-name=Orange', `--urgency=${URGENCY[n.priority]}`, '--', title, bodyMarkupEscaped(desktopBody(n))];
+}
+
+/**
+ * Notification servers that support body markup (GNOME, KDE, dunst) read the body as a subset of
+ * HTML: a reason such as `a < b` would hide the rest of it, so the three markup characters are
+ * sent as entities (servers without markup show the text as given, per the specification).
+ */
+function bodyMarkupEscaped(text: string): string {
+  return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
 }
 
 /**
