@@ -121,6 +121,8 @@ describe('cancelMove', () => {
       failed: null,
     });
     expect(cancelMove(load(pipelineWorkflow), 'stopped')).toEqual({ to: 'failed', kind: 'abandon' });
+    // Read from the states, not the name: a team's copy of the pipeline stops and abandons the same way.
+    expect(moves({ ...pipelineWorkflow, name: 'triage' } as WorkflowInput)).toEqual(moves(pipelineWorkflow));
   });
 
   it('is null where a custom workflow has no transition a cancel takes (here: reviewing, and a workflow without cancelled)', () => {

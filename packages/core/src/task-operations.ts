@@ -81,11 +81,13 @@ export async function cancelTask(orange: Orange, ref: TaskRef): Promise<Transiti
 }
 
 /**
- * Where a cancel goes from `status`: `cancelled`, except in the pipeline workflow, where a running
- * task is `stopped` (its checkpoint kept for `task resume`, seed 002) and a stopped one `failed` (abandoned).
+ * Where a cancel goes from `status`, read from the workflow's states: `cancelled` where it has one;
+ * in a workflow shaped like the pipeline (`stopped` and no `cancelled`) a running task is `stopped`
+ * (its checkpoint kept for `task resume`, seed 002) and a stopped one `failed` (abandoned).
  */
 export function cancelStatus(workflow: Workflow, status: string): string {
-  if (workflow.name !== 'pipeline') return 'cancelled';
+  const states = new Set(workflow.states);
+  if (states.has('cancelled') || !states.has('stopped')) return 'cancelled';
   return status === 'stopped' ? 'failed' : 'stopped';
 }
 
