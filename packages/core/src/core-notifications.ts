@@ -1,3 +1,5 @@
+import type { MoveNotification } from './engine.js';
+import type { Notifications } from './notifications.js';
 import type { OrangePlugin } from './plugin.js';
 import type { TaskMeta } from './task.js';
 
@@ -15,8 +17,19 @@ const STATUS_TITLES: Readonly<Record<string, string>> = {
 };
 
 /**
- * The core's notification events, raised from the lifecycle hooks like any plugin would: a status
- * with a priority reached (docs/notifications.md) or a task created in one, an agent crash, an
+ * The `status.changed` notification of a move into `to`, or null when entering it raises nothing.
+ * The engine stages it before it writes the status (made durable first in a one-shot process), so
+ * a process killed during the move's actions cannot leave the move unheard.
+ */
+export function statusNotice(notifications: Pick<Notifications, 'statusPriority'>, meta: TaskMeta, to: string, reason: string | undefined): MoveNotification | null {
+  const priority = notifications.statusPriority(to);
+  if (priority === null) return null;
+  return { event: 'status.changed', priority, title: `${STATUS_TITLES[to] ?? to}: ${label(meta)}`, reason: reason ?? null };
+}
+
+/**
+ * The core's notification events, raised from the lifecycle hooks like any plugin would: a task
+ * created in a status with a priority (docs/notifications.md), an agent crash, an
  * action that failed, an exit rule's move that was refused. Stale tasks are raised by the monitor,
  * reactions by the reactions plugin.
  */
@@ -25,21 +38,7 @@ export function coreNotifications(): OrangePlugin {
     name: 'core-notifications',
     apply(orange) {
       const notifications = orange.notifications;
-      orange.hooks.afterTransition.tap('core-notifications', (event) => {
-        // The caller raised a more specific one for this move (the pipeline's breaker notice).
-        if (event.notify === false) return;
-        const priority = notifications.statusPriority(event.to);
-        if (priority === null) return;
-        notifications.raise({
-          event: 'status.changed',
-          priority,
-          title: `${STATUS_TITLES[event.to] ?? event.to}: ${label(event.task.meta)}`,
-          reason: event.reason ?? null,
-          task: event.task.meta,
-          from: event.from,
-          to: event.to,
-        });
-      });
+      // A move's status.changed is staged by the engine itself, before the status write (`statusNotice`).
       // Created straight in a status that needs a person (clarification: no summary; reviewing:
       // --status reviewing) is as good as having moved there. Created pending raises nothing.
       orange.hooks.taskCreated.tap('core-notifications', (event) => {

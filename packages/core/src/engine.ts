@@ -1,3 +1,4 @@
+import { statusNotice } from './core-notifications.js';
 import { isOrangeError, OrangeError, TransitionRefused, type ErrorCode } from './errors.js';
 import { decideExit, exitHandledInStatus, type ExitDecision } from './exit-rules.js';
 import { evaluateGuard } from './guard.js';
@@ -252,8 +253,10 @@ export class Engine {
   private async applyTransition(prepared: PreparedTransition, deferred: Deferred[]): Promise<TransitionResult> {
     const { event, options } = prepared;
     const { task, workflow, transition, from, to, cause } = event;
-    // Durable before the move it announces: a death between the two cannot leave the move unheard.
-    const notify = options.notification ? await this.orange.notifications.stage({ ...options.notification, task: { ...task.meta, status: to }, from, to }) : null;
+    // Durable before the move it announces: a death between the two, or during the actions, cannot
+    // leave the move unheard. The caller's own notice replaces the core's status.changed one.
+    const notice = options.notification ?? (options.notify === false ? null : statusNotice(this.orange.notifications, task.meta, to, options.reason));
+    const notify = notice ? await this.orange.notifications.stage({ ...notice, task: { ...task.meta, status: to }, from, to }) : null;
     let current = await this.orange.store.update(task.meta.project, task.meta.id, { ...(options.fields ? workflowFields(options.fields) : {}), status: to }, options.body);
     // The ledger entry follows the write at once: a status of record exists only with it.
     await this.record(current, {

@@ -113,13 +113,14 @@ describe('notification events', () => {
     const failed = await taskIn(box, 'reviewing');
     await box.orange.engine.transition(failed, 'done');
     await box.orange.notifications.settle();
+    // The move's own notice is raised once its status is written, before its actions run.
     expect(got.all.map((n) => [n.event, n.priority, n.task.id])).toEqual([
       ['agent.crashed', 'urgent', crashed.id],
-      ['hook.failed', 'urgent', failed.id],
       ['status.changed', 'info', failed.id],
+      ['hook.failed', 'urgent', failed.id],
     ]);
     expect(got.all[0]?.reason).toContain('without its artifact');
-    expect(got.all[1]).toMatchObject({ title: expect.stringContaining('release_workspace'), reason: 'disk full' });
+    expect(got.all[2]).toMatchObject({ title: expect.stringContaining('release_workspace'), reason: 'disk full' });
   });
 
   it('routes each priority only to the notifiers the config names for it', async () => {
@@ -244,6 +245,31 @@ describe('the outbox (one-shot CLI calls)', () => {
     expect(got.hook.map((n) => [n.event, n.from, n.to, n.task.status, n.reason])).toEqual([
       ['plugin.gave_up', 'working', 'stuck', 'stuck', 'three strikes'],
       ['plugin.gave_up', 'working', 'stuck', 'stuck', 'three strikes'],
+    ]);
+  });
+
+  it("has a move's status.changed in the outbox before the status is written, so a death during its actions still has it delivered", async () => {
+    const got = { hook: [] as Notification[] };
+    const inOutbox: string[][] = [];
+    const probe: OrangePlugin = {
+      name: 'probe',
+      apply: (orange) => orange.hooks.actions.for('notify_worker').tapPromise('probe', async () => void inOutbox.push(await outboxNames(box!.home))),
+    };
+    box = await sandbox({}, [notifiers(got)]);
+    const oneShot = await processOn(box.home, [notifiers(got), probe], { outbox: true });
+    const ref = await taskIn(box, 'working');
+    const write = vi.spyOn(oneShot.store, 'update').mockImplementationOnce(async () => {
+      expect(await outboxNames(box!.home), 'staged before the status write').toHaveLength(1);
+      throw new Error('killed before the status was written');
+    });
+    await expect(oneShot.engine.transition(ref, 'stuck', { reason: 'went in circles' })).rejects.toThrow('killed before the status was written');
+    write.mockRestore();
+    await oneShot.engine.transition(ref, 'stuck', { reason: 'went in circles' });
+    expect(inOutbox.map((names) => names.length), 'while the actions run, both entries are already there').toEqual([2]);
+    expect(await box.orange.notifications.deliverOutbox()).toBe(2);
+    expect(got.hook.map((n) => [n.event, n.priority, n.from, n.to, n.task.status, n.reason])).toEqual([
+      ['status.changed', 'urgent', 'working', 'stuck', 'stuck', 'went in circles'],
+      ['status.changed', 'urgent', 'working', 'stuck', 'stuck', 'went in circles'],
     ]);
   });
 
