@@ -36,8 +36,9 @@ export async function readTranscript(reader: TranscriptReader, follow: FollowOpt
     stopped = true;
     wake();
   };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  // `on`, not `once`: a listener that removed itself would leave signal-exit's alone (see monitor).
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
   try {
     for (;;) {
       position = await readOn(reader, position);

@@ -1,10 +1,11 @@
 import { execa, type ResultPromise } from 'execa';
 import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import type { HistoryEvent, TaskMeta } from '@orange/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BARE_CONFIG, CLI, CliSandbox } from './cli-sandbox.js';
+import { BARE_CONFIG, CLI, CliSandbox, root } from './cli-sandbox.js';
 import { fakeGh, type FakeGh, type FakePullRequestState } from './fake-gh.js';
 
 interface MonitorReport {
@@ -353,5 +354,52 @@ describe('commands that need what the config or the directory does not give', ()
       const named = await box.json<{ project: { name: string; pool_size: number } }>(['project', 'update', 'demo', '--pool-size', '3'], { cwd: box.home });
       expect(named.project).toMatchObject({ name: 'demo', pool_size: 3 });
     });
+  });
+});
+
+describe('orange monitor stopped by a signal', () => {
+  let box: CliSandbox;
+  let marker: string;
+  beforeAll(async () => {
+    // A plugin that, once the monitor runs, starts a child through execa: execa's signal-exit then
+    // listens for SIGTERM after the monitor does, as it does during a pass's tmux call.
+    marker = join(tmpdir(), `orange-busy-child-${process.pid}-${Date.now()}`);
+    const config = BARE_CONFIG.replace(
+      'export default {',
+      [
+        `import { execa } from ${JSON.stringify(join(root, 'node_modules/execa/index.js'))};`,
+        "import { writeFileSync } from 'node:fs';",
+        'const busyChild = {',
+        "  name: 'busy-child',",
+        '  apply() {',
+        "    if (!process.argv.includes('monitor')) return;",
+        '    setTimeout(() => {',
+        "      const child = execa('sleep', ['30'], { stdio: 'ignore' });",
+        '      child.catch(() => undefined);',
+        '      child.unref();',
+        `      writeFileSync(${JSON.stringify(marker)}, String(child.pid));`,
+        '    }, 300).unref();',
+        '  },',
+        '};',
+        'export default {',
+        '  plugins: [busyChild],',
+      ].join('\n'),
+    );
+    box = await CliSandbox.create({ config });
+  });
+  afterAll(async () => {
+    await rm(marker, { force: true });
+    await box?.cleanup();
+  });
+
+  it('stops cleanly on SIGTERM while a child process of another library is running (exit 0, lease left)', async () => {
+    const monitor = execa(process.execPath, [CLI, 'monitor', '--interval', '60000'], { cwd: box.repo, env: box.env, extendEnv: false, reject: false });
+    let said = '';
+    monitor.stdout?.on('data', (chunk: Buffer) => (said += chunk.toString()));
+    await box.waitFor('the monitor to start its child', async () => said.includes('monitoring') && existsSync(marker));
+    monitor.kill('SIGTERM');
+    const stopped = await monitor;
+    expect({ exitCode: stopped.exitCode, signal: stopped.signal }, `stderr: ${String(stopped.stderr)}`).toEqual({ exitCode: 0, signal: undefined });
+    expect(JSON.parse(await readFile(box.paths.monitorLeaseFile, 'utf8'))).toEqual({ holders: [] });
   });
 });

@@ -61,9 +61,11 @@ export async function openDashboard(options: DashboardOptions): Promise<void> {
   };
   // Ctrl-C typed here is a key (raw mode): SIGINT comes from elsewhere (`kill -INT`, a parent's
   // process group), and must leave the terminal as restored as `q` does; Node's default would not.
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  process.once('SIGHUP', onSignal);
+  // `on`, not `once`, until it closes: a listener that removed itself would leave signal-exit's
+  // (execa's, proper-lockfile's) alone, and it re-sends the signal, killing the process at once.
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  process.on('SIGHUP', onSignal);
   const started = feed.start();
   // The poll starts once the first screen is drawn: its pass reads every task too, and would
   // otherwise compete with the first listing for the CPU.

@@ -44,8 +44,10 @@ export default class MonitorCommand extends OrangeCommand {
     }
     const stop = new AbortController();
     const onSignal = () => stop.abort();
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
+    // `on`, not `once`, until the loop ends: a listener that removed itself leaves signal-exit's
+    // (execa's, proper-lockfile's) alone, and it re-sends the signal, killing a pass mid-way.
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
     try {
       if (!this.json) this.log(`monitoring ${flags.project ?? 'all projects'} every ${flags.interval ?? orange.config.pollIntervalMs} ms (Ctrl-C to stop)`);
       await monitor.run(stop.signal, (report) => {
