@@ -83,6 +83,8 @@ const LOG_TAIL_LINES = 60;
 const SETTLE_MS = 15_000;
 /** Consecutive scans (100 ms apart) that must find no process of the demo's tasks. */
 const CLEAR_SCANS = 5;
+/** While some remain: how often the teardown cancels again and kills a tmux server a late spawn started. */
+const SWEEP_MS = 1_000;
 
 const GIT_IDENTITY = {
   GIT_AUTHOR_NAME: 'Orange Demo',
@@ -350,29 +352,46 @@ async function endTasks(
   paths: OrangePaths,
   socket: string,
   ids: ReadonlyMap<string, DemoTask>,
-  orange: (args: string[]) => Promise<unknown>,
+  orange: (args: string[]) => Promise<{ readonly exitCode?: number; readonly stderr?: unknown }>,
   print: (line: string) => void,
 ): Promise<void> {
-  for (const id of ids.keys()) {
-    const status = await new TaskStore(paths)
-      .read('sandbox', id)
-      .then((task) => task.meta.status)
-      .catch(() => null);
-    if (status !== 'done' && status !== 'cancelled' && status !== 'completed' && status !== 'failed') await orange(['task', 'cancel', id, '--yes']);
-  }
-  await execa('tmux', ['-L', socket, 'kill-server'], { reject: false, detached: true });
+  const failed = new Map<string, string>();
+  const cancelRunning = async () => {
+    for (const id of ids.keys()) {
+      const status = await new TaskStore(paths)
+        .read('sandbox', id)
+        .then((task) => task.meta.status)
+        .catch(() => null);
+      if (status === 'done' || status === 'cancelled' || status === 'completed' || status === 'failed') continue;
+      const cancelled = await orange(['task', 'cancel', id, '--yes']);
+      if (cancelled.exitCode === 0) failed.delete(id);
+      else failed.set(id, String(cancelled.stderr ?? '').trim());
+    }
+  };
+  const killServer = () => execa('tmux', ['-L', socket, 'kill-server'], { reject: false, detached: true });
+  await cancelRunning();
+  await killServer();
   if (ids.size === 0) return;
   const deadline = Date.now() + SETTLE_MS;
   // A report can appear just after a scan found none (seen once with the pipeline driver's
   // window), so the table must stay clear for a few scans in a row, not one.
   let clearScans = 0;
+  let nextSweep = Date.now() + SWEEP_MS;
   for (;;) {
     const left = (await runningCommandLines()).filter((line) => [...ids.keys()].some((id) => line.includes(id)));
     clearScans = left.length === 0 ? clearScans + 1 : 0;
     if (clearScans >= CLEAR_SCANS) return;
     if (Date.now() > deadline) {
-      print(`Warning: ${left.length} process(es) of the demo still ran after ${SETTLE_MS / 1000} s: ${left.join('; ')}`);
+      const cancels = failed.size > 0 ? `; cancel failed for ${[...failed].map(([id, error]) => `${id} (${error})`).join(', ')}` : '';
+      print(`Warning: ${left.length} process(es) of the demo still ran after ${SETTLE_MS / 1000} s: ${left.join('; ')}${cancels}`);
       return;
+    }
+    if (left.length > 0 && Date.now() >= nextSweep) {
+      // A move in flight when the server was killed (an agent's request, an exit report whose rule
+      // spawns a reviewer) starts a new tmux server for its agent: end what still runs, again.
+      await cancelRunning();
+      await killServer();
+      nextSweep = Date.now() + SWEEP_MS;
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

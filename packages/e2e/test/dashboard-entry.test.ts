@@ -253,7 +253,8 @@ async function interruptedAndGone(demo: DemoTerminal, signal: string, code: numb
 async function nothingLeft(demo: DemoTerminal, output: string): Promise<void> {
   const socket = /tmux -L (orange-demo-\d+) attach/.exec(output)?.[1];
   expect(socket, output).toBeDefined();
-  const server = await execa('tmux', ['-L', socket as string, 'list-sessions'], { reject: false, env: demo.env, extendEnv: false });
-  expect(server.exitCode, `tmux server ${String(socket)} still runs:\n${String(server.stdout)}`).not.toBe(0);
+  // What still runs there, window by window, and the demo's own account of its end.
+  const server = await execa('tmux', ['-L', socket as string, 'list-windows', '-a', '-F', '#{session_name}:#{window_name} #{pane_start_command}'], { reject: false, env: demo.env, extendEnv: false });
+  expect(server.exitCode, `tmux server ${String(socket)} still runs:\n${String(server.stdout)}\n--- the demo's output:\n${output}`).not.toBe(0);
   expect(await readdir(demo.dir), output).toEqual([]);
 }

@@ -211,14 +211,15 @@ export class Sandbox {
   async cleanup(): Promise<void> {
     // Task ids only: the folder also holds the listing index (.index.json).
     const ids = (await readdir(join(this.paths.home, 'tasks', 'demo')).catch(() => [] as string[])).filter((name) => !name.startsWith('.'));
-    for (const id of ids) await this.orange(['task', 'cancel', id, '--yes']);
+    const unended = new Map<string, string>();
+    await this.endTasks(ids, unended);
     await this.tmux('kill-server');
     // Notifications (those cancels' too) leave through the outbox's detached deliverer: it must be
     // done before its home goes, or its last writes would bring the home back.
     await this.waitFor('the notification outbox to drain', async () => (await readdir(this.paths.outboxDir).catch(() => [] as string[])).length === 0, 30_000).catch(
       () => undefined,
     );
-    const left = await this.processesEnd(ids);
+    const left = await this.processesEnd(ids, unended);
     for (const { pid } of left) {
       try {
         process.kill(pid, 'SIGKILL');
@@ -229,7 +230,8 @@ export class Sandbox {
     await rm(this.dir, { recursive: true, force: true, maxRetries: left.length > 0 ? 5 : 0 });
     if (left.length > 0) {
       throw new Error(
-        `sandbox cleanup: ${left.length} process(es) of the sandbox still ran ${CLEANUP_WAIT_MS / 1000} s after its tmux server was killed (then killed):\n${left.map((p) => `  ${p.pid} ${p.args}`).join('\n')}`,
+        `sandbox cleanup: ${left.length} process(es) of the sandbox still ran ${CLEANUP_WAIT_MS / 1000} s after its tmux server was killed (then killed):\n${left.map((p) => `  ${p.pid} ${p.args}`).join('\n')}` +
+          (unended.size > 0 ? `\ntasks whose cancel failed: ${[...unended].map(([id, error]) => `${id}: ${error}`).join('; ')}` : ''),
       );
     }
   }
@@ -240,15 +242,37 @@ export class Sandbox {
    * (each carries `--task <id>`), and whatever works inside the sandbox (headless runs, a
    * deliverer). Returns those still running at the deadline.
    */
-  private async processesEnd(ids: readonly string[]): Promise<LiveProcess[]> {
+  private async processesEnd(ids: readonly string[], unended: Map<string, string>): Promise<LiveProcess[]> {
     const deadline = Date.now() + CLEANUP_WAIT_MS;
     let clearScans = 0;
+    let nextSweep = Date.now() + SWEEP_EVERY_MS;
     for (;;) {
       const left = await processesOf(this.dir, ids);
       clearScans = left.length === 0 ? clearScans + 1 : 0;
       if (clearScans >= CLEAR_SCANS) return [];
       if (Date.now() > deadline) return left;
+      if (left.length > 0 && Date.now() >= nextSweep) {
+        // A move in flight when the server was killed (an agent's request, an exit report whose
+        // rule spawns a reviewer) starts a new tmux server for its agent: cancel what is still
+        // running and kill that server too.
+        await this.endTasks([...unended.keys()], unended);
+        await this.tmux('kill-server');
+        nextSweep = Date.now() + SWEEP_EVERY_MS;
+      }
       await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  /** Cancels each task; records in `unended` those whose cancel failed for another reason than being finished. */
+  private async endTasks(ids: readonly string[], unended: Map<string, string>): Promise<void> {
+    for (const id of ids) {
+      const result = await this.orange(['task', 'cancel', id, '--yes']);
+      if (result.code === 0 || / is terminal/.test(result.stderr)) unended.delete(id);
+      else {
+        unended.set(id, result.stderr.trim() || result.stdout.trim() || `exit ${result.code}`);
+        // Not a failure by itself (the sweep retries it), but the reason a task lived on.
+        console.warn(`sandbox cleanup: task cancel ${id} failed: ${unended.get(id) ?? ''}`);
+      }
     }
   }
 }
@@ -257,3 +281,5 @@ export class Sandbox {
 const CLEANUP_WAIT_MS = 20_000;
 /** Consecutive scans (100 ms apart) that must find none of them. */
 const CLEAR_SCANS = 3;
+/** While some remain: how often the cleanup cancels the tasks it could not and kills a new tmux server. */
+const SWEEP_EVERY_MS = 1_000;
