@@ -60,13 +60,20 @@ export async function sandbox(
   options: RecordingOptions = {},
 ): Promise<Sandbox> {
   const home = await mkdtemp(join(tmpdir(), 'orange-core-'));
+  const cleanup = () => rm(home, { recursive: true, force: true });
   const calls: string[] = [];
-  const orange = await Orange.create(
-    { ...config, plugins: [recordingPlugin(calls, options), ...extra] },
-    { paths: new OrangePaths(home) },
-  );
-  await orange.projects.add({ name: 'demo', path: join(home, 'repo'), default_branch: 'main' });
-  return { home, orange, calls, cleanup: () => rm(home, { recursive: true, force: true }) };
+  try {
+    const orange = await Orange.create(
+      { ...config, plugins: [recordingPlugin(calls, options), ...extra] },
+      { paths: new OrangePaths(home) },
+    );
+    await orange.projects.add({ name: 'demo', path: join(home, 'repo'), default_branch: 'main' });
+    return { home, orange, calls, cleanup };
+  } catch (error) {
+    // A config the test expects refused leaves no home behind.
+    await cleanup();
+    throw error;
+  }
 }
 
 export interface TaskSetup {
