@@ -176,6 +176,19 @@ export class Engine {
    * the engine never wrote (a hand-edited status, branch, id, …), or its status disagrees with the ledger.
    */
   async readVerified(ref: TaskRef): Promise<Task> {
+    const store = this.orange.store;
+    if (store.holdsTaskLock(ref.project, ref.id)) return this.readVerifiedLocked(ref);
+    try {
+      return await this.readVerifiedLocked(ref);
+    } catch (error) {
+      if (!isOrangeError(error) || error.code !== 'E_TAMPERED') throw error;
+      // Read without the lock, a writer may be between its status write and its ledger entry (or
+      // between state.json and TASK.md): only what the lock's holder left behind is tampering.
+      return store.withTaskLock(ref.project, ref.id, () => this.readVerifiedLocked(ref));
+    }
+  }
+
+  private async readVerifiedLocked(ref: TaskRef): Promise<Task> {
     const { task, tampered } = await this.orange.store.inspect(ref.project, ref.id);
     const first = tampered[0];
     if (first !== undefined) {

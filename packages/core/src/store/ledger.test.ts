@@ -36,6 +36,35 @@ async function tamperedError(ref: TaskRef): Promise<OrangeError> {
   return error as OrangeError;
 }
 
+describe('a writer between its status write and its ledger entry', () => {
+  it('is waited for by a reader without the lock, which then reads the new status; under the lock a mismatch is refused at once', async () => {
+    const ref = await taskIn(box, 'planning', { body: PLAN });
+    const { store, engine } = box.orange;
+    let written!: () => void;
+    const statusWritten = new Promise<void>((resolve) => (written = resolve));
+    let finish!: () => void;
+    const ledgerMayFollow = new Promise<void>((resolve) => (finish = resolve));
+    // Another writer (another process, as far as the files tell): it holds the lock across both writes.
+    const writer = store.withTaskLock(ref.project, ref.id, async () => {
+      await store.update(ref.project, ref.id, { status: 'working' });
+      written();
+      await ledgerMayFollow;
+      await store.appendHistory(ref.project, ref.id, { type: 'status.changed', from: 'planning', to: 'working', cause: 'request' });
+    });
+    await statusWritten;
+    const read = engine.readVerified(ref);
+    const early = await Promise.race([read.then(() => 'read'), new Promise((r) => setTimeout(r, 200, 'waiting'))]);
+    expect(early, 'the reader waits for the lock instead of calling the half-written move tampering').toBe('waiting');
+    finish();
+    await writer;
+    expect((await read).meta.status).toBe('working');
+
+    // A mismatch found by the lock's own holder is what a hand edit left: refused, no wait for itself.
+    await editStatusLine(ref, 'working', 'reviewing');
+    await expect(store.withTaskLock(ref.project, ref.id, () => engine.readVerified(ref))).rejects.toMatchObject({ code: 'E_TAMPERED' });
+  });
+});
+
 describe('a hand-edited status line', () => {
   it('is reported by readVerified as E_TAMPERED, naming both statuses and the repair command', async () => {
     const ref = await taskIn(box, 'planning', { body: PLAN_AND_HANDOFF });

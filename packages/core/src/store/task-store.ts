@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { lstatSync, readdirSync, type Dirent } from 'node:fs';
 import { lstat, mkdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -77,6 +78,8 @@ interface Settled {
 export class TaskStore {
   private readonly settleMs: number;
   private readonly index: TaskIndex;
+  /** The task locks the current async context holds (the same lock taken again would wait for itself). */
+  private readonly locksHeld = new AsyncLocalStorage<ReadonlySet<string>>();
 
   constructor(
     readonly paths: OrangePaths,
@@ -197,7 +200,13 @@ export class TaskStore {
 
   /** Runs `fn` holding the task's exclusive lock. */
   withTaskLock<T>(project: string, id: string, fn: () => Promise<T>): Promise<T> {
-    return withLock(this.paths.taskFile(project, id), `task ${id}`, fn);
+    const file = this.paths.taskFile(project, id);
+    return withLock(file, `task ${id}`, () => this.locksHeld.run(new Set([...(this.locksHeld.getStore() ?? []), file]), fn));
+  }
+
+  /** True inside `withTaskLock(project, id, …)` (in this async context, not elsewhere in the process). */
+  holdsTaskLock(project: string, id: string): boolean {
+    return this.locksHeld.getStore()?.has(this.paths.taskFile(project, id)) ?? false;
   }
 
   appendHistory(project: string, id: string, event: Omit<HistoryEvent, 'timestamp'>): Promise<HistoryEvent> {
