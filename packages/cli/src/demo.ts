@@ -83,6 +83,8 @@ const LOG_TAIL_LINES = 60;
 const SETTLE_MS = 15_000;
 /** Consecutive scans (100 ms apart) that must find no process of the demo's tasks. */
 const CLEAR_SCANS = 5;
+/** How many times the demo's "human" tries to merge a task in reviewing before it leaves it there. */
+const MERGE_ATTEMPTS = 3;
 /** While some remain: how often the teardown cancels again and kills a tmux server a late spawn started. */
 const SWEEP_MS = 1_000;
 
@@ -224,6 +226,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     const seen = new Map<string, number>();
     const seenLog = new Map<string, number>();
     const merging = new Set<string>();
+    const mergeAttempts = new Map<string, number>();
     const deadline = Date.now() + options.timeoutMs;
     while (Date.now() < deadline) {
       let finished = 0;
@@ -250,9 +253,12 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
           if (resumed.exitCode !== 0) print(`${elapsed()}  task ${task.label}  resume failed: ${String(resumed.stderr).trim()}`);
         }
         if (status === 'reviewing' && !merging.has(id)) {
-          merging.add(id);
-          print(`${elapsed()}  task ${task.label}  the human reviews the branch and merges it`);
+          const attempt = (mergeAttempts.get(id) ?? 0) + 1;
+          mergeAttempts.set(id, attempt);
+          print(`${elapsed()}  task ${task.label}  the human reviews the branch and merges it${attempt > 1 ? ` (attempt ${attempt})` : ''}`);
           const merged = await orange(['task', 'merge', id, '--strategy', 'merge']);
+          // A refused merge is tried again on a later round, as a person would, a few times at most.
+          if (merged.exitCode === 0 || attempt >= MERGE_ATTEMPTS) merging.add(id);
           if (merged.exitCode !== 0) print(`${elapsed()}  task ${task.label}  merge failed: ${String(merged.stderr).trim()}`);
         }
       }
