@@ -270,7 +270,8 @@ export class Engine {
     // leave the move unheard. The caller's own notice replaces the core's status.changed one.
     const notice = options.notification ?? (options.notify === false ? null : statusNotice(this.orange.notifications, task.meta, to, options.reason));
     const notify = notice ? await this.orange.notifications.stage({ ...notice, task: { ...task.meta, status: to }, from, to }) : null;
-    let current = await this.orange.store.update(task.meta.project, task.meta.id, { ...(options.fields ? workflowFields(options.fields) : {}), status: to }, options.body);
+    // `fields` were checked by prepareTransition, which every move passes first.
+    let current = await this.orange.store.update(task.meta.project, task.meta.id, { ...options.fields, status: to }, options.body);
     // The ledger entry follows the write at once: a status of record exists only with it.
     await this.record(current, {
       type: 'status.changed',

@@ -34,7 +34,8 @@ export async function clarifyTask(orange: Orange, ref: TaskRef, answer: string):
     },
   });
   if (!result.changed) throw new OrangeError('E_NOT_ALLOWED', `task ${ref.id} moved to ${result.from} meanwhile; only a task awaiting clarification can be clarified`);
-  await orange.store.appendHistory(ref.project, ref.id, { type: 'pipeline.clarified', text: text.slice(0, 500) });
+  // History is appended under the task lock, as every engine write is.
+  await orange.store.withTaskLock(ref.project, ref.id, () => orange.store.appendHistory(ref.project, ref.id, { type: 'pipeline.clarified', text: text.slice(0, 500) }));
   return result;
 }
 
