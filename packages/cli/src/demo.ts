@@ -389,7 +389,8 @@ async function endTasks(
     if (clearScans >= CLEAR_SCANS) return;
     if (Date.now() > deadline) {
       const cancels = failed.size > 0 ? `; cancel failed for ${[...failed].map(([id, error]) => `${id} (${error})`).join(', ')}` : '';
-      print(`Warning: ${left.length} process(es) of the demo still ran after ${SETTLE_MS / 1000} s: ${left.join('; ')}${cancels}`);
+      // Command lines and errors quote task text (a prompt, a summary): one inert line.
+      print(inlineText(`Warning: ${left.length} process(es) of the demo still ran after ${SETTLE_MS / 1000} s: ${left.join('; ')}${cancels}`));
       return;
     }
     if (left.length > 0 && Date.now() >= nextSweep) {
