@@ -1,5 +1,6 @@
 import { constants, watch, type FSWatcher } from 'node:fs';
 import { lstat, open } from 'node:fs/promises';
+import { onSignals } from '@orange/core';
 
 /** Where a transcript is read from and what to do with what is read. */
 export interface TranscriptReader {
@@ -36,9 +37,7 @@ export async function readTranscript(reader: TranscriptReader, follow: FollowOpt
     stopped = true;
     wake();
   };
-  // `on`, not `once`: a listener that removed itself would leave signal-exit's alone (see monitor).
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
+  const offSignals = onSignals(['SIGINT', 'SIGTERM'], stop);
   try {
     for (;;) {
       position = await readOn(reader, position);
@@ -57,8 +56,7 @@ export async function readTranscript(reader: TranscriptReader, follow: FollowOpt
     }
   } finally {
     for (const w of watchers) w.close();
-    process.removeListener('SIGINT', stop);
-    process.removeListener('SIGTERM', stop);
+    offSignals();
   }
 }
 

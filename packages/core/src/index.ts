@@ -131,6 +131,7 @@ export { checkCancel, cancelTask, cancelStatus, cancelMove, cancelQuestion, type
 export { findExecutable } from './executable.js';
 export { headlessData } from './headless-data.js';
 export { inlineText, blockText, oneLineSummary, terminalJson } from './terminal-text.js';
+export { onSignals } from './signal-listeners.js';
 export { listProcesses, processesInside, isRunning, processStart, processTree, withAncestors, type ProcessEntry } from './process-table.js';
 export { stopProcesses, type StopTimings } from './process-stop.js';
 export { simulateWorkflow, type SimulationResult, type SimulationStep } from './simulation/simulate.js';

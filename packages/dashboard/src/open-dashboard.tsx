@@ -1,4 +1,4 @@
-import type { AgentRole, AttachInfo, Orange } from '@orange/core';
+import { onSignals, type AgentRole, type AttachInfo, type Orange } from '@orange/core';
 import { render } from 'ink';
 import { clipboardSequence } from './clipboard.js';
 import { App, type DashboardView } from './components/app.js';
@@ -61,11 +61,7 @@ export async function openDashboard(options: DashboardOptions): Promise<void> {
   };
   // Ctrl-C typed here is a key (raw mode): SIGINT comes from elsewhere (`kill -INT`, a parent's
   // process group), and must leave the terminal as restored as `q` does; Node's default would not.
-  // `on`, not `once`, until it closes: a listener that removed itself would leave signal-exit's
-  // (execa's, proper-lockfile's) alone, and it re-sends the signal, killing the process at once.
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  process.on('SIGHUP', onSignal);
+  const offSignals = onSignals(['SIGINT', 'SIGTERM', 'SIGHUP'], onSignal);
   const started = feed.start();
   // The poll starts once the first screen is drawn: its pass reads every task too, and would
   // otherwise compete with the first listing for the CPU.
@@ -122,9 +118,7 @@ export async function openDashboard(options: DashboardOptions): Promise<void> {
       if (options.exitOnAttach || quitting) return;
     }
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    process.off('SIGHUP', onSignal);
+    offSignals();
     // What is typed while the watcher and the poll wind down is the shell's next command: it
     // stays in the terminal instead of being read (and dropped) by this process.
     stopReading(stdin);

@@ -3,7 +3,7 @@ import { constants } from 'node:os';
 import { isatty } from 'node:tty';
 import { join } from 'node:path';
 import * as Flags from '@oclif/core/flags';
-import { OrangeError } from '@orange/core';
+import { onSignals, OrangeError } from '@orange/core';
 import { OrangeCommand } from '../base-command.js';
 
 export default class Demo extends OrangeCommand {
@@ -48,7 +48,7 @@ export default class Demo extends OrangeCommand {
         print(`Got ${signal}; still removing the demo's tmux server, agents and sandbox: it ends when they are gone.`);
       }
     };
-    for (const signal of DEMO_SIGNALS) process.on(signal, onSignal);
+    const offSignals = onSignals(DEMO_SIGNALS, onSignal);
     try {
       const result = await runDemo({
         cliEntry: join(this.config.root, 'bin', 'run.js'),
@@ -77,7 +77,7 @@ export default class Demo extends OrangeCommand {
       if (error instanceof DemoError) throw new OrangeError('E_RUNTIME', error.message);
       throw error;
     } finally {
-      for (const signal of DEMO_SIGNALS) process.off(signal, onSignal);
+      offSignals();
     }
   }
 }

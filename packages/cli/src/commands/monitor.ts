@@ -1,5 +1,5 @@
 import * as Flags from '@oclif/core/flags';
-import { inlineText, Monitor, MonitorLease, OrangeError, type MonitorReport } from '@orange/core';
+import { inlineText, Monitor, MonitorLease, onSignals, OrangeError, type MonitorReport } from '@orange/core';
 import { OrangeCommand } from '../base-command.js';
 
 export default class MonitorCommand extends OrangeCommand {
@@ -43,11 +43,7 @@ export default class MonitorCommand extends OrangeCommand {
       );
     }
     const stop = new AbortController();
-    const onSignal = () => stop.abort();
-    // `on`, not `once`, until the loop ends: a listener that removed itself leaves signal-exit's
-    // (execa's, proper-lockfile's) alone, and it re-sends the signal, killing a pass mid-way.
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
+    const offSignals = onSignals(['SIGINT', 'SIGTERM'], () => stop.abort());
     try {
       if (!this.json) this.log(`monitoring ${flags.project ?? 'all projects'} every ${flags.interval ?? orange.config.pollIntervalMs} ms (Ctrl-C to stop)`);
       await monitor.run(stop.signal, (report) => {
@@ -56,8 +52,7 @@ export default class MonitorCommand extends OrangeCommand {
         else this.printReport(report, false);
       });
     } finally {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+      offSignals();
       await lease.release();
     }
   }
