@@ -32,7 +32,8 @@ export interface OutboxDeliveryOptions {
  * directory is a registered project's repository or one of its pool's worktrees. An entry is a
  * file under `$ORANGE_HOME` that any process of the user (an agent) could write: a directory
  * outside every project is never loaded from, and its entry is routed by the own config (logged).
- * Instances are kept per directory for the life of this object.
+ * Instances are kept per directory for one `deliver` run: a long-lived monitor or dashboard holds
+ * no other project's Orange between flushes, and sees that project's config as it is now.
  */
 export class OutboxDeliverer {
   private readonly outbox: NotificationOutbox;
@@ -53,6 +54,14 @@ export class OutboxDeliverer {
    * another holds it, this returns at once, leaving the entries to it. Returns how many it delivered.
    */
   async deliver(options: OutboxDeliveryOptions = {}): Promise<number> {
+    try {
+      return await this.deliverAll(options);
+    } finally {
+      this.instances.clear();
+    }
+  }
+
+  private async deliverAll(options: OutboxDeliveryOptions): Promise<number> {
     const tried = new Set<string>();
     const stopped = () => options.signal?.aborted === true;
     let delivered = 0;
