@@ -74,9 +74,10 @@ export async function checkCancel(orange: Orange, task: Task): Promise<CancelChe
 export async function cancelTask(orange: Orange, ref: TaskRef): Promise<TransitionResult> {
   const task = await orange.engine.readVerified(ref);
   const workflow = await orange.workflowForProject(ref.project);
-  const target = cancelStatus(workflow, task.meta.status);
-  const kind = cancelMove(workflow, task.meta.status)?.kind;
-  const reason = kind === 'stop' ? 'cancelled' : kind === 'abandon' ? 'abandoned' : undefined;
+  const move = cancelMove(workflow, task.meta.status);
+  // Without a move the engine refuses the target with its usual message.
+  const target = move?.to ?? cancelStatus(workflow, task.meta.status);
+  const reason = move?.kind === 'stop' ? 'cancelled' : move?.kind === 'abandon' ? 'abandoned' : undefined;
   return orange.engine.transition(ref, target, { cause: 'request', ...(reason ? { reason } : {}) });
 }
 
