@@ -19,6 +19,7 @@ export { classicWorkflow } from './workflow/classic.js';
 export { pipelineWorkflow } from './workflow/pipeline.js';
 export { renderPrompt } from './workflow/prompts.js';
 export { decideExit, type ExitDecision } from './exit-rules.js';
+export { isHeld } from './queue.js';
 export {
   Engine,
   type TaskRef,
@@ -132,7 +133,7 @@ export { findExecutable } from './executable.js';
 export { headlessData } from './headless-data.js';
 export { inlineText, blockText, oneLineSummary, terminalJson } from './terminal-text.js';
 export { onSignals } from './signal-listeners.js';
-export { listProcesses, processesInside, isRunning, processStart, processTree, withAncestors, type ProcessEntry } from './process-table.js';
+export { listProcesses, processesInside, taskProcessesInside, TASK_ID_VARIABLE, isRunning, processStart, processTree, withAncestors, type ProcessEntry } from './process-table.js';
 export { stopProcesses, type StopTimings } from './process-stop.js';
 export { simulateWorkflow, type SimulationResult, type SimulationStep } from './simulation/simulate.js';
 export { parseScript, SCRIPT_COMMANDS, type ScriptEvent, type ScriptStep } from './simulation/script.js';

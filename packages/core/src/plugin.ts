@@ -101,6 +101,10 @@ export interface WorkspaceInfo {
 
 export interface GcResult {
   readonly freed: WorkspaceInfo[];
+  /** Tasks whose worktree was not looked at because another process held the task's lock (next time). */
+  readonly busy?: readonly string[];
+  /** Queued tasks started on the worktrees that are free now. */
+  readonly started?: readonly string[];
 }
 
 /** How far a task's branch is from the project's default branch (the dashboard's AHEAD and CHANGES). */

@@ -160,3 +160,33 @@ export async function processesInside(dirs: readonly string[]): Promise<Map<stri
   }
   return result;
 }
+
+/**
+ * The variable every agent runtime puts the task id in (`ORANGE_TASK_ID`): whatever an agent
+ * starts inherits it, so it tells the task's own processes from anyone else's.
+ */
+export const TASK_ID_VARIABLE = 'ORANGE_TASK_ID';
+
+/** One variable of a process's environment as it was started; null when unreadable or not set. */
+async function environmentValue(pid: number, name: string): Promise<string | null> {
+  const environ = await readFile(`/proc/${pid}/environ`).catch(() => null);
+  if (environ === null) return null;
+  const prefix = `${name}=`;
+  for (const entry of environ.toString('utf8').split('\0')) if (entry.startsWith(prefix)) return entry.slice(prefix.length);
+  return null;
+}
+
+/**
+ * The task's own processes working inside `dir`: those whose cwd is in it and whose environment
+ * names the task (`ORANGE_TASK_ID`) — its agents and what they started, never a person's shell,
+ * another task's agent or a tmux server. Null where other processes' environments cannot be
+ * read (outside Linux): the caller cannot tell whose they are and must not stop any.
+ */
+export async function taskProcessesInside(dir: string, taskId: string): Promise<ProcessEntry[] | null> {
+  if (process.platform !== 'linux') return null;
+  const inside = await processesInside([dir]);
+  if (inside === null) return null;
+  const found = inside.get(dir) ?? [];
+  const owned = await Promise.all(found.map(async (p) => ((await environmentValue(p.pid, TASK_ID_VARIABLE)) === taskId ? p : null)));
+  return owned.filter((p): p is ProcessEntry => p !== null);
+}

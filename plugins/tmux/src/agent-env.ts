@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { AgentRole, OrangePaths, TaskMeta } from '@orange/core';
+import { TASK_ID_VARIABLE, type AgentRole, type OrangePaths, type TaskMeta } from '@orange/core';
 import { shimDir } from './orange-shim.js';
 
 export interface AgentEnvInput {
@@ -22,7 +22,7 @@ export function agentEnv(input: AgentEnvInput): Record<string, string> & { PATH:
   const basePath = input.harnessEnv?.PATH ?? input.basePath ?? process.env.PATH ?? '';
   return {
     ...input.harnessEnv,
-    ORANGE_TASK_ID: task.id,
+    [TASK_ID_VARIABLE]: task.id,
     ORANGE_PROJECT: task.project,
     ORANGE_BRANCH: task.branch,
     ORANGE_ROLE: input.role,

@@ -30,6 +30,18 @@ async function poolFile(s: PoolSandbox): Promise<{ workspaces: { name: string; t
   return JSON.parse(await readFile(s.orange.paths.poolFile, 'utf8'));
 }
 
+/** Walks a started task to reviewing the shortest legal way (the gates are the core's business). */
+async function toReviewing(s: PoolSandbox, task: Task): Promise<{ project: string; id: string }> {
+  const ref = { project: 'demo', id: task.meta.id };
+  await s.writeSection(task, 'Plan', 'APPROACH: do it');
+  await s.orange.engine.transition(ref, 'working');
+  await s.writeSection(task, 'Handoff', 'DONE: it');
+  await s.orange.engine.transition(ref, 'agent-review');
+  await s.writeSection(task, 'Review', 'Verdict: PASS');
+  await s.orange.engine.transition(ref, 'reviewing');
+  return ref;
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function waitUntil(check: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
@@ -44,12 +56,17 @@ async function running(pid: number): Promise<boolean> {
   return (await listProcesses()).some((p) => p.pid === pid && !p.zombie);
 }
 
-/** What an agent's `setsid sleep 1000 &` leaves behind: a process in its own session, working in `dir`. */
-async function leaveProcess(dir: string): Promise<number> {
-  await execa('sh', ['-c', 'setsid sleep 1000 > /dev/null 2>&1 &'], { cwd: dir });
+/**
+ * What an agent's `setsid sleep 1000 &` leaves behind: a process in its own session, working in
+ * `dir`, with the agent's task id in its environment (null: somebody else's, e.g. a person's shell).
+ */
+async function leaveProcess(dir: string, taskId: string | null): Promise<number> {
+  const before = new Set(((await processesInside([dir]))?.get(dir) ?? []).map((p) => p.pid));
+  const { ORANGE_TASK_ID: _, ...env } = process.env;
+  await execa('sh', ['-c', 'setsid sleep 1000 > /dev/null 2>&1 &'], { cwd: dir, env: taskId === null ? env : { ...env, ORANGE_TASK_ID: taskId }, extendEnv: false });
   let pid = 0;
   await waitUntil(async () => {
-    pid = (await processesInside([dir]))?.get(dir)?.[0]?.pid ?? 0;
+    pid = ((await processesInside([dir]))?.get(dir) ?? []).find((p) => !before.has(p.pid))?.pid ?? 0;
     return pid > 0;
   });
   leftovers.push(pid);
@@ -177,7 +194,7 @@ describe('acquire_workspace', () => {
     const wt = first.meta.workspace as string;
     await s.orange.engine.transition({ project: 'demo', id: first.meta.id }, 'cancelled');
     // Started after the release (e.g. by the agent shell that cancelled its own task).
-    const left = await leaveProcess(wt);
+    const left = await leaveProcess(wt, first.meta.id);
     const next = await s.orange.engine.createTask({ project: 'demo', summary: 'next' });
     expect(next.spawned).toBe(false);
     expect(next.queuedReason).toBe('workspace pool for project demo is exhausted (0 of 1 in use, 1 more with processes still running in them); the task stays pending');
@@ -298,11 +315,26 @@ describe('release_workspace', () => {
     const s = await sandbox();
     const task = await start(s.orange);
     const wt = task.meta.workspace as string;
-    const left = await leaveProcess(wt);
+    const left = await leaveProcess(wt, task.meta.id);
     const result = await s.orange.engine.transition({ project: 'demo', id: task.meta.id }, 'cancelled');
     expect(result.failedHooks).toEqual([]);
     expect(await running(left)).toBe(false);
     expect((await processesInside([wt]))?.get(wt)).toEqual([]);
+    expect((await poolFile(s)).workspaces[0]?.task).toBeNull();
+  });
+
+  it("stops only the task's own processes: a person's shell and another task's agent in the worktree live on", async () => {
+    const s = await sandbox();
+    const task = await start(s.orange);
+    const wt = task.meta.workspace as string;
+    const own = await leaveProcess(wt, task.meta.id);
+    const person = await leaveProcess(wt, null);
+    const other = await leaveProcess(wt, 'AnotherTask0000000000');
+    const result = await s.orange.engine.transition({ project: 'demo', id: task.meta.id }, 'cancelled');
+    expect(result.failedHooks).toEqual([]);
+    expect(await running(own)).toBe(false);
+    expect(await running(person)).toBe(true);
+    expect(await running(other)).toBe(true);
     expect((await poolFile(s)).workspaces[0]?.task).toBeNull();
   });
 
@@ -323,14 +355,7 @@ describe('spawn_next', () => {
     const newer = await s.orange.engine.createTask({ project: 'demo', summary: 'newer' });
     expect([older.task.meta.status, newer.task.meta.status]).toEqual(['pending', 'pending']);
 
-    // The gates are the core's business; this walks `first` to reviewing the shortest legal way.
-    const ref = { project: 'demo', id: first.meta.id };
-    await s.writeSection(first, 'Plan', 'APPROACH: do it');
-    await s.orange.engine.transition(ref, 'working');
-    await s.writeSection(first, 'Handoff', 'DONE: it');
-    await s.orange.engine.transition(ref, 'agent-review');
-    await s.writeSection(first, 'Review', 'Verdict: PASS');
-    await s.orange.engine.transition(ref, 'reviewing');
+    const ref = await toReviewing(s, first);
     const done = await s.orange.engine.transition(ref, 'done');
 
     expect(done.failedHooks).toEqual([]);
@@ -340,6 +365,59 @@ describe('spawn_next', () => {
     expect(started.meta.workspace).toBe(first.meta.workspace);
     expect(await git(started.meta.workspace as string, 'symbolic-ref', '--short', 'HEAD')).toBe(started.meta.branch);
     expect((await s.orange.store.read('demo', newer.task.meta.id)).meta.status).toBe('pending');
+  });
+
+  it('a gc that read the pool before a merge handed the worktree on leaves the next task alone: its agent, branch and TASK.md', async () => {
+    const s = await sandbox({ poolSize: 1 });
+    const first = await start(s.orange);
+    const wt = first.meta.workspace as string;
+    const queued = await s.orange.engine.createTask({ project: 'demo', summary: 'queued' });
+    expect(queued.task.meta.status).toBe('pending');
+    const ref = await toReviewing(s, first);
+
+    // The pass reads the pool (the worktree is bound to `first`) and stops before it lists the tasks…
+    const store = s.orange.store;
+    const list = store.list.bind(store);
+    let reached!: () => void;
+    let resume!: () => void;
+    const atList = new Promise<void>((resolve) => (reached = resolve));
+    const gate = new Promise<void>((resolve) => (resume = resolve));
+    store.list = async (project) => {
+      store.list = list;
+      reached();
+      await gate;
+      return list(project);
+    };
+    const gc = s.orange.slot('workspaces').gc();
+    await atList;
+    // …while the merge frees the worktree and spawn_next hands it to the queued task, whose agent starts.
+    expect((await s.orange.engine.transition(ref, 'done')).failedHooks).toEqual([]);
+    const next = await s.orange.store.read('demo', queued.task.meta.id);
+    expect(next.meta).toMatchObject({ status: 'planning', workspace: wt });
+    const agent = await leaveProcess(wt, next.meta.id);
+    resume();
+
+    expect((await gc).freed).toEqual([]);
+    expect(await running(agent)).toBe(true);
+    expect((await poolFile(s)).workspaces[0]?.task).toBe(next.meta.id);
+    expect(await git(wt, 'symbolic-ref', '--short', 'HEAD')).toBe(next.meta.branch);
+    expect(await readlink(join(wt, 'TASK.md'))).toBe(s.orange.paths.taskFile('demo', next.meta.id));
+  });
+
+  it('passes over a task put aside (created with spawn: false) until someone spawns it; a spawn refused for a full pool queues it', async () => {
+    const s = await sandbox({ poolSize: 1 });
+    const first = await start(s.orange);
+    const aside = await s.orange.engine.createTask({ project: 'demo', summary: 'aside', spawn: false });
+    const ref = { project: 'demo', id: aside.task.meta.id };
+    // A cancel frees the worktree and starts the queue: the task put aside is not in it.
+    await s.orange.engine.transition({ project: 'demo', id: first.meta.id }, 'cancelled');
+    expect((await s.orange.store.read('demo', ref.id)).meta.status).toBe('pending');
+    expect((await s.orange.slot('workspaces').gc()).started).toEqual([]);
+    const second = await start(s.orange);
+    await expect(s.orange.engine.spawn(ref)).rejects.toThrow('workspace pool for project demo is exhausted (1 of 1 in use); the task stays pending');
+    // Asked to start, it now waits in the queue: the next freed worktree is its.
+    await s.orange.engine.transition({ project: 'demo', id: second.meta.id }, 'cancelled');
+    expect((await s.orange.store.read('demo', ref.id)).meta).toMatchObject({ status: 'planning', workspace: second.meta.workspace });
   });
 
   it('does nothing when no task is pending', async () => {

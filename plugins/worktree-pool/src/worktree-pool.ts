@@ -1,10 +1,12 @@
 import { existsSync } from 'node:fs';
 import {
   OrangeError,
+  isHeld,
   isOrangeError,
   listProcesses,
   processesInside,
   stopProcesses,
+  taskProcessesInside,
   withAncestors,
   type ActionContext,
   type DiffStat,
@@ -12,9 +14,9 @@ import {
   type Logger,
   type Orange,
   type Project,
-  type Task,
   type TaskMeta,
   type TransitionEvent,
+  type Workflow,
   type WorkspaceInfo,
   type WorkspaceProvider,
 } from '@orange/core';
@@ -87,77 +89,91 @@ export class WorktreePool implements WorkspaceProvider {
   }
 
   /**
-   * `release_workspace`: stops whatever still runs inside the worktree (an agent's background
-   * process), refuses a worktree with uncommitted changes; otherwise resets it to the base,
-   * unlinks TASK.md and frees it. Never starts another task (that is `spawn_next`).
+   * `release_workspace`: stops the task's own processes still inside the worktree (an agent's
+   * background process), refuses a worktree with uncommitted changes; otherwise resets it to the
+   * base, unlinks TASK.md and frees it. Once the move is over, the oldest queued tasks of the
+   * project are started on what is free (`spawn_next` does the same inside the move).
    */
   async release(ctx: ActionContext): Promise<void> {
     const meta = ctx.task.meta;
     const state = await this.file.read();
     const entry = state.workspaces.find((e) => e.task === meta.id) ?? state.workspaces.find((e) => e.path === meta.workspace);
     if (!entry && !meta.workspace) return;
-    if (!entry || entry.task !== meta.id) {
+    const project = (await this.orange.projects.list()).find((p) => p.name === meta.project);
+    const freed = entry?.task === meta.id && (await this.resetIfBound(entry, meta.id, project, { discard: false, fetch: true }));
+    if (!entry || !freed) {
       // Not bound to this task in the pool (freed by gc, or given to another task since): resetting
       // it could clobber whoever holds it now, so only the task's own field is cleared.
       ctx.log.warn('worktree not held by this task; only clearing its workspace field', { task: meta.id, workspace: meta.workspace, holder: entry?.task ?? null });
       await ctx.update({ workspace: null });
       return;
     }
-    const path = entry.path;
-    const project = (await this.orange.projects.list()).find((p) => p.name === meta.project);
-    if (project && existsSync(path)) {
-      await this.stopProcessesInside(entry, meta.id);
-      const repo = this.repo(project);
-      const changed = await repo.changedFiles(path);
-      if (changed.length > 0) {
-        throw new OrangeError(
-          'E_WORKSPACE',
-          `worktree ${entry.name} (${path}) has uncommitted changes (${listFiles(changed)}); commit or discard them, then free it with: orange workspace gc`,
-          { workspace: path, files: changed },
-        );
-      }
-      await repo.fetch();
-      await repo.reset(path);
-    }
-    await this.free(meta.id, path);
     if (meta.workspace !== null) await ctx.update({ workspace: null });
-    await ctx.record({ type: 'workspace.released', workspace: path });
+    await ctx.record({ type: 'workspace.released', workspace: entry.path });
+    ctx.defer(async () => {
+      await this.startQueued(meta.project, { log: ctx.log });
+    });
   }
 
   /**
-   * `spawn_next`: starts the oldest pending task of the same project. A refusal (pool still
-   * exhausted) or an empty queue is not an error: the queue simply waits.
+   * `spawn_next`: starts the oldest pending tasks of the same project while worktrees are free.
+   * A refusal (pool still exhausted) or an empty queue is not an error: the queue simply waits.
    */
   async spawnNext(ctx: ActionContext): Promise<void> {
-    const project = ctx.task.meta.project;
-    const initial = ctx.workflow.initial;
+    await this.startQueued(ctx.task.meta.project, { log: ctx.log, except: ctx.task.meta.id, announce: true });
+  }
+
+  /**
+   * Starts the project's queued tasks (its workflow's initial status), oldest first, while the pool
+   * has room for them; returns the ids started. A task someone else started, changed, removed or
+   * is moving meanwhile is skipped; a veto of one task (a plugin's) does not hold up the others.
+   */
+  async startQueued(project: string, options: { readonly log?: Logger; readonly except?: string; readonly announce?: boolean } = {}): Promise<string[]> {
+    const { log = this.log, except } = options;
+    const workflow = await this.orange.workflowForProject(project);
     const { tasks } = await this.orange.store.list(project);
-    const queue = tasks
-      .filter((t) => t.meta.status === initial && t.meta.id !== ctx.task.meta.id)
+    const waiting = tasks
+      .filter((t) => t.meta.status === workflow.initial && t.meta.id !== except)
       .sort((a, b) => a.meta.created_at.localeCompare(b.meta.created_at) || a.meta.id.localeCompare(b.meta.id));
+    // A task put aside (--no-spawn) is not in the queue: only `orange task spawn` starts it.
+    const held = await Promise.all(waiting.map(async (t) => isHeld(await this.orange.store.history(project, t.meta.id))));
+    const queue = waiting.filter((_, i) => !held[i]);
     if (queue.length === 0) {
-      ctx.log.info('no pending task to spawn', { project });
-      return;
+      // Asked for by a move (spawn_next), an empty queue is worth a line; on every monitor pass it is not.
+      if (options.announce) log.info('no pending task to spawn', { project });
+      return [];
     }
+    const started: string[] = [];
     for (const next of queue) {
+      if (!(await this.hasRoom(project))) {
+        log.info('pending tasks wait for a worktree', { project, waiting: queue.length - started.length });
+        break;
+      }
       try {
         await this.orange.engine.spawn({ project, id: next.meta.id });
-        ctx.log.info('spawned next pending task', { project, task: next.meta.id, after: ctx.task.meta.id });
-        return;
+        started.push(next.meta.id);
+        log.info('spawned next pending task', { project, task: next.meta.id, ...(except ? { after: except } : {}) });
       } catch (error) {
         // By code, not instanceof: the engine may come from another copy of @orange/core (the CLI's bundle).
-        if (isOrangeError(error) && error.code === 'E_VETOED') {
-          ctx.log.info('next pending task not started', { project, task: next.meta.id, reason: error.message });
-          return;
-        }
-        // Someone else started, changed or removed that task meanwhile: try the next one in line.
-        if (isOrangeError(error) && ['E_NOT_ALLOWED', 'E_TASK_NOT_FOUND', 'E_LOCKED', 'E_TAMPERED'].includes(error.code)) {
-          ctx.log.info('skipping pending task', { project, task: next.meta.id, reason: error.message });
+        if (isOrangeError(error) && ['E_VETOED', 'E_NOT_ALLOWED', 'E_TASK_NOT_FOUND', 'E_LOCKED', 'E_TAMPERED'].includes(error.code)) {
+          log.info('skipping pending task', { project, task: next.meta.id, reason: error.message });
           continue;
         }
         throw error;
       }
     }
+    return started;
+  }
+
+  /** True when a task of `project` could be given a worktree now (as `reserve` would decide, without binding one). */
+  private async hasRoom(project: string): Promise<boolean> {
+    const size = (await this.orange.projects.get(project)).pool_size;
+    const mine = (await this.file.read()).workspaces.filter((e) => e.project === project);
+    const unheld = mine.filter((e) => e.task === null);
+    if (mine.length - unheld.length >= size) return false;
+    if (mine.length < size) return true;
+    const busy = await this.busyWorktrees(unheld);
+    return unheld.some((e) => !busy.has(e.path));
   }
 
   /**
@@ -269,40 +285,74 @@ export class WorktreePool implements WorkspaceProvider {
 
   /**
    * Frees worktrees bound to tasks that are gone, terminal, or still in the initial status (a
-   * reservation whose transition never completed). A cancelled or deleted task's changes are
-   * discarded (logged first); a done task's uncommitted changes keep the worktree bound.
+   * reservation whose transition never completed), then starts queued tasks on what is free. A
+   * cancelled or deleted task's changes are discarded (logged first); a done task's uncommitted
+   * changes keep the worktree bound. A task another process is moving is left for next time
+   * (`busy`): under `withoutLockWaits` (the monitor) its lock is not waited for.
    */
   async gc(project?: string): Promise<GcResult> {
     const { workspaces } = await this.file.read();
+    const bound = workspaces.filter((e) => e.task !== null && (project === undefined || e.project === project));
     const freed: WorkspaceInfo[] = [];
-    for (const entry of workspaces) {
-      if (entry.task === null || (project !== undefined && entry.project !== project)) continue;
-      if (await this.collect(entry, entry.task)) freed.push({ ...entry });
+    const busy: string[] = [];
+    const fetched = new Set<string>();
+    const projects = await this.orange.projects.list();
+    for (const name of new Set(bound.map((e) => e.project))) {
+      // The listing (an index checked against the files) says which tasks could be done with their
+      // worktree; only those are read again, under their lock. Most belong to tasks still at work.
+      const { tasks } = await this.orange.store.list(name);
+      const statuses = new Map(tasks.map((t) => [t.meta.id, t.meta.status]));
+      const workflow = await this.orange.workflowForProject(name);
+      const repo = projects.find((p) => p.name === name);
+      for (const entry of bound.filter((e) => e.project === name)) {
+        const taskId = entry.task as string;
+        try {
+          if (await this.collect(entry, taskId, statuses.get(taskId), workflow, repo, fetched)) freed.push({ ...entry });
+        } catch (error) {
+          if (isOrangeError(error) && error.code === 'E_LOCKED') busy.push(taskId);
+          else this.log.warn('gc skipped a worktree', { workspace: entry.name, task: taskId, error: error instanceof Error ? error.message : String(error) });
+        }
+      }
     }
-    this.log.info('gc done', { freed: freed.map((e) => e.name) });
-    return { freed };
+    const started: string[] = [];
+    for (const name of project !== undefined ? [project] : projects.map((p) => p.name)) {
+      try {
+        started.push(...(await this.startQueued(name)));
+      } catch (error) {
+        this.log.warn('gc could not start queued tasks', { project: name, error: error instanceof Error ? error.message : String(error) });
+      }
+    }
+    if (freed.length > 0 || busy.length > 0 || started.length > 0) {
+      this.log.info('gc done', { freed: freed.map((e) => e.name), ...(busy.length ? { busy } : {}), ...(started.length ? { started } : {}) });
+    }
+    return { freed, busy, started };
   }
 
-  private async collect(entry: PoolEntry, taskId: string): Promise<boolean> {
-    let task: Task | null;
-    try {
-      task = await this.orange.store.read(entry.project, taskId);
-    } catch (error) {
-      if (!(isOrangeError(error) && error.code === 'E_TASK_NOT_FOUND')) {
-        this.log.warn('gc skipped a worktree whose task cannot be read', { workspace: entry.name, task: taskId, error: String(error) });
-        return false;
-      }
-      task = null;
+  /**
+   * Frees `entry` if its task is gone, terminal or still initial (`listed`: its status in the
+   * listing, undefined when it was not listed); false when it is kept.
+   */
+  private async collect(entry: PoolEntry, taskId: string, listed: string | undefined, workflow: Workflow, project: Project | undefined, fetched: Set<string>): Promise<boolean> {
+    const collectable = (status: string) => workflow.isTerminal(status) || status === workflow.initial;
+    if (listed !== undefined && !collectable(listed)) return false;
+    if (listed === undefined) {
+      // Not listed: deleted, or unreadable (which is not a reason to take its worktree).
+      const gone = await this.orange.store.read(entry.project, taskId).then(
+        () => false,
+        (error: unknown) => {
+          if (isOrangeError(error) && error.code === 'E_TASK_NOT_FOUND') return true;
+          throw error;
+        },
+      );
+      if (gone) return this.gcReset(entry, taskId, project, true, 'its task no longer exists', fetched);
     }
-    if (task === null) return this.resetAndFree(entry, taskId, true, 'its task no longer exists');
     return this.orange.store.withTaskLock(entry.project, taskId, async () => {
       // Re-read under the lock: a transition may have moved the task on meanwhile.
       const fresh = await this.orange.store.read(entry.project, taskId);
-      const workflow = await this.orange.workflowForProject(entry.project);
       const status = fresh.meta.status;
-      if (!workflow.isTerminal(status) && status !== workflow.initial) return false;
+      if (!collectable(status)) return false;
       const reason = workflow.isTerminal(status) ? `its task is ${status}` : `its task is still ${status} (stale reservation)`;
-      const released = await this.resetAndFree(entry, taskId, status === 'cancelled', reason);
+      const released = await this.gcReset(entry, taskId, project, status === 'cancelled', reason, fetched);
       if (released && fresh.meta.workspace !== null) {
         await this.orange.store.update(entry.project, taskId, { workspace: null });
         await this.orange.store.appendHistory(entry.project, taskId, { type: 'workspace.released', workspace: entry.path, by: 'gc' });
@@ -311,30 +361,57 @@ export class WorktreePool implements WorkspaceProvider {
     });
   }
 
-  private async resetAndFree(entry: PoolEntry, taskId: string, force: boolean, reason: string): Promise<boolean> {
-    const project = (await this.orange.projects.list()).find((p) => p.name === entry.project);
-    if (project && existsSync(entry.path)) {
-      const repo = this.repo(project);
-      const changed = await repo.changedFiles(entry.path);
-      if (changed.length > 0 && !force) {
-        this.log.warn('gc left a worktree bound: uncommitted changes', { workspace: entry.name, task: taskId, files: changed });
-        return false;
-      }
-      if (changed.length > 0) {
-        this.log.warn('gc discarding uncommitted changes', { workspace: entry.name, task: taskId, reason, files: changed });
-      }
-      try {
-        await this.stopProcessesInside(entry, taskId);
-      } catch (error) {
-        this.log.warn('gc left a worktree bound: processes still running in it', { workspace: entry.name, task: taskId, error: String(error) });
-        return false;
-      }
-      await repo.fetch();
-      await repo.reset(entry.path);
+  /** gc's reset: a refusal (uncommitted changes, a process that survived SIGKILL) is logged and keeps the worktree bound. */
+  private async gcReset(entry: PoolEntry, taskId: string, project: Project | undefined, discard: boolean, reason: string, fetched: Set<string>): Promise<boolean> {
+    try {
+      const freed = await this.resetIfBound(entry, taskId, project, { discard, fetch: project !== undefined && !fetched.has(project.name), reason });
+      if (project) fetched.add(project.name);
+      if (freed) this.log.info('gc freed worktree', { workspace: entry.name, task: taskId, reason });
+      else this.log.info('gc left a worktree alone: it is no longer bound to the task it looked at', { workspace: entry.name, task: taskId });
+      return freed;
+    } catch (error) {
+      if (!(isOrangeError(error) && error.code === 'E_WORKSPACE')) throw error;
+      this.log.warn('gc left a worktree bound', { workspace: entry.name, task: taskId, reason: error.message });
+      return false;
     }
-    await this.free(taskId, entry.path);
-    this.log.info('gc freed worktree', { workspace: entry.name, task: taskId, reason });
-    return true;
+  }
+
+  /**
+   * The one way a worktree is reset and freed. Under the pool lock it checks that `entry` is still
+   * bound to `taskId` — a worktree freed and handed to the next task meanwhile is left alone (false)
+   * — then stops the task's own processes in it, refuses uncommitted changes unless `discard`,
+   * resets it to the base and frees it (true). While it works the worktree stays bound to `taskId`,
+   * so nobody is handed it half reset. Throws E_WORKSPACE (the worktree stays bound) on a refusal.
+   */
+  private async resetIfBound(
+    entry: PoolEntry,
+    taskId: string,
+    project: Project | undefined,
+    options: { readonly discard: boolean; readonly fetch: boolean; readonly reason?: string },
+  ): Promise<boolean> {
+    const repo = project && existsSync(entry.path) ? this.repo(project) : null;
+    // The network stays outside the pool lock; the reset below only needs the refs fetched.
+    if (repo && options.fetch) await repo.fetch();
+    return this.file.mutate(async (state) => {
+      const current = state.workspaces.find((e) => e.path === entry.path);
+      if (current?.task !== taskId) return { result: false };
+      if (repo && existsSync(entry.path)) {
+        await this.stopTaskProcesses(current, taskId);
+        const changed = await repo.changedFiles(entry.path);
+        if (changed.length > 0 && !options.discard) {
+          throw new OrangeError(
+            'E_WORKSPACE',
+            `worktree ${entry.name} (${entry.path}) has uncommitted changes (${listFiles(changed)}); commit or discard them, then free it with: orange workspace gc`,
+            { workspace: entry.path, files: changed },
+          );
+        }
+        if (changed.length > 0) this.log.warn('gc discarding uncommitted changes', { workspace: entry.name, task: taskId, reason: options.reason, files: changed });
+        await repo.reset(entry.path);
+      }
+      const workspaces = state.workspaces.map((e) => (e.path === entry.path ? { ...e, task: null } : e));
+      this.log.info('worktree freed', { task: taskId, workspace: entry.path });
+      return { state: { ...state, workspaces }, result: true };
+    });
   }
 
   /**
@@ -392,18 +469,19 @@ export class WorktreePool implements WorkspaceProvider {
   }
 
   /**
-   * Stops every process working inside the worktree (SIGTERM, then SIGKILL), except the calling
-   * process and its ancestors: an agent cancelling its own task must be able to finish the call
-   * (its window is killed once it has exited, and until then the pool skips the worktree).
+   * Stops the task's own processes working inside the worktree (SIGTERM, then SIGKILL): its agents
+   * and what they started, known by the task id in their environment. Never anyone else's — a
+   * person's shell, another task's agent, a tmux server — and never the calling process or its
+   * ancestors (an agent cancelling its own task must be able to finish the call).
    */
-  private async stopProcessesInside(entry: PoolEntry, taskId: string): Promise<void> {
-    const inside = await processesInside([entry.path]);
-    if (inside === null) {
-      this.log.debug('cannot see process working directories (no /proc, no lsof); not stopping processes in the worktree', { workspace: entry.name });
+  private async stopTaskProcesses(entry: PoolEntry, taskId: string): Promise<void> {
+    const owned = await taskProcessesInside(entry.path, taskId);
+    if (owned === null) {
+      this.log.debug('cannot read other processes\' environments here; not stopping processes in the worktree', { workspace: entry.name });
       return;
     }
     const caller = withAncestors(await listProcesses());
-    const found = (inside.get(entry.path) ?? []).filter((p) => !caller.has(p.pid));
+    const found = owned.filter((p) => !caller.has(p.pid));
     if (found.length === 0) return;
     const keys = new Set(found.map((p) => `${p.pid}:${p.start}`));
     const survivors = await stopProcesses((table) => table.filter((p) => keys.has(`${p.pid}:${p.start}`)), { signalNow: true });
@@ -423,16 +501,6 @@ export class WorktreePool implements WorkspaceProvider {
     let n = 1;
     while (used.has(n)) n++;
     return { name: `${project.name}--${n}`, project: project.name, path: this.orange.paths.workspaceDir(project.name, n), task: null };
-  }
-
-  private async free(taskId: string, path: string): Promise<void> {
-    await this.file.mutate(async (state: PoolState) => {
-      const bound = state.workspaces.some((e) => e.task === taskId);
-      if (!bound) return { result: undefined };
-      const workspaces = state.workspaces.map((e) => (e.task === taskId ? { ...e, task: null } : e));
-      this.log.info('worktree freed', { task: taskId, workspace: path });
-      return { state: { ...state, workspaces }, result: undefined };
-    });
   }
 
   private excludes(): string[] {

@@ -80,6 +80,8 @@ export class TaskStore {
   private readonly index: TaskIndex;
   /** The task locks the current async context holds (the same lock taken again would wait for itself). */
   private readonly locksHeld = new AsyncLocalStorage<ReadonlySet<string>>();
+  /** False inside `withoutLockWaits`: task locks are tried once, not waited for. */
+  private readonly lockWaits = new AsyncLocalStorage<boolean>();
 
   constructor(
     readonly paths: OrangePaths,
@@ -146,14 +148,14 @@ export class TaskStore {
   }
 
   /** Creates a new task directory, its state, its TASK.md and its first history event. */
-  async create(task: Task): Promise<Task> {
+  async create(task: Task, options: { readonly held?: boolean } = {}): Promise<Task> {
     const { project, id } = task.meta;
     assertProjectName(project);
     assertTaskId(id);
     await mkdir(this.paths.taskDir(project, id), { recursive: true });
     return this.withTaskLock(project, id, async () => {
       await this.render(project, id, null, null, task, null, false);
-      await this.appendHistory(project, id, { type: 'task.created', status: task.meta.status, branch: task.meta.branch });
+      await this.appendHistory(project, id, { type: 'task.created', status: task.meta.status, branch: task.meta.branch, ...(options.held ? { held: true } : {}) });
       return task;
     });
   }
@@ -198,10 +200,23 @@ export class TaskStore {
     return withLock(join(this.paths.projectTasksDir(project), '.create'), `project ${project}`, fn);
   }
 
-  /** Runs `fn` holding the task's exclusive lock. */
+  /**
+   * Runs `fn` holding the task's exclusive lock. Inside `withoutLockWaits` a busy lock is not
+   * waited for: the call throws E_LOCKED at once.
+   */
   withTaskLock<T>(project: string, id: string, fn: () => Promise<T>): Promise<T> {
     const file = this.paths.taskFile(project, id);
-    return withLock(file, `task ${id}`, () => this.locksHeld.run(new Set([...(this.locksHeld.getStore() ?? []), file]), fn));
+    const options = this.lockWaits.getStore() === false ? { waitMs: 0 } : {};
+    return withLock(file, `task ${id}`, () => this.locksHeld.run(new Set([...(this.locksHeld.getStore() ?? []), file]), fn), options);
+  }
+
+  /**
+   * Runs `fn` so that every task lock it (or anything it calls) takes is tried once, never waited
+   * for: a task another process is moving throws E_LOCKED instead. The monitor's passes run this
+   * way, so one slow move never stalls a pass; the busy task is taken at the next pass.
+   */
+  withoutLockWaits<T>(fn: () => Promise<T>): Promise<T> {
+    return this.lockWaits.run(false, fn);
   }
 
   /** True inside `withTaskLock(project, id, …)` (in this async context, not elsewhere in the process). */

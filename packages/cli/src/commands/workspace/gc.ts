@@ -3,7 +3,7 @@ import { OrangeCommand } from '../../base-command.js';
 import { projectFlag } from '../../flags.js';
 
 export default class WorkspaceGc extends OrangeCommand {
-  static override summary = 'Free worktrees still bound to finished, deleted or never-started tasks.';
+  static override summary = 'Free worktrees still bound to finished, deleted or never-started tasks, and start queued tasks on them.';
   static override description = "A cancelled or deleted task's uncommitted changes are discarded (and logged); a done task's keep its worktree bound. Every project unless --project is given.";
   static override examples = ['<%= config.bin %> workspace gc', '<%= config.bin %> workspace gc --project app'];
   static override flags = { project: projectFlag };
@@ -13,7 +13,8 @@ export default class WorkspaceGc extends OrangeCommand {
     const orange = await this.orange();
     // Checked first, so that a mistyped name is refused instead of freeing nothing silently.
     const project = flags.project === undefined ? undefined : (await orange.projects.get(flags.project)).name;
-    const { freed } = await orange.slot('workspaces').gc(project);
-    this.emit({ freed }, () => this.log(freed.length === 0 ? 'nothing to free' : freed.map((w) => inlineText(`freed ${w.name} (was task ${w.task})`)).join('\n')));
+    const { freed, started = [], busy = [] } = await orange.slot('workspaces').gc(project);
+    const lines = [...freed.map((w) => `freed ${w.name} (was task ${w.task})`), ...started.map((id) => `started ${id} (was queued)`), ...busy.map((id) => `task ${id} is busy (another orange process is moving it); run gc again`)];
+    this.emit({ freed, started, busy }, () => this.log(lines.length === 0 ? 'nothing to free' : lines.map((line) => inlineText(line)).join('\n')));
   }
 }
