@@ -35,8 +35,13 @@ export abstract class OrangeCommand extends Command {
 
   /** The Orange instance for this invocation (config, plugins, stores, engine). */
   protected orange(): Promise<Orange> {
-    this.instance ??= this.orangeFor(process.cwd());
+    this.instance ??= this.configDir().then((dir) => this.orangeFor(dir));
     return this.instance;
+  }
+
+  /** Where the config search starts: the working directory, unless a command knows its project better. */
+  protected async configDir(): Promise<string> {
+    return process.cwd();
   }
 
   /**

@@ -54,7 +54,8 @@ function reportExit(args: WrapperArgs, code: number): void {
     const reporter = spawn(
       process.execPath,
       [args.cli, 'agent', 'exited', '--project', args.project, '--task', args.task, '--role', args.role, '--spawn', args.spawn, '--code', String(code)],
-      { detached: true, stdio: 'ignore' },
+      // From `/`: the report outlives the agent and must never be found working in its worktree.
+      { detached: true, stdio: 'ignore', cwd: '/' },
     );
     reporter.on('error', () => undefined);
     reporter.unref();

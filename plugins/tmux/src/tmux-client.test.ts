@@ -1,3 +1,4 @@
+import { readFile, readlink } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { escapeTmuxArgument, escapeTmuxFormat, TmuxClient } from './tmux-client.js';
 
@@ -22,5 +23,27 @@ describe('TmuxClient.argv', () => {
   it('selects the server with -L only when a socket name is set', () => {
     expect(new TmuxClient('tmux', 'orange').argv(['list-windows', '-a'])).toEqual(['-L', 'orange', 'list-windows', '-a']);
     expect(new TmuxClient('tmux', undefined).argv(['list-windows'])).toEqual(['list-windows']);
+  });
+});
+
+describe('the tmux server a client starts', () => {
+  it("works from / and carries no agent's identity, whoever starts it (an agent's call from its worktree)", async () => {
+    const client = new TmuxClient('tmux', `orange-client-test-${process.pid}`);
+    const saved = { ...process.env };
+    // An agent's own `orange` call: its task's identity in the environment.
+    Object.assign(process.env, { ORANGE_TASK_ID: 'AgentTask000000000000', ORANGE_SPAWN_ID: 'spawn00001', ORANGE_ROLE: 'worker' });
+    try {
+      expect((await client.attempt(['new-session', '-d', '-s', 'probe', 'sleep', '60'])).ok).toBe(true);
+    } finally {
+      for (const key of ['ORANGE_TASK_ID', 'ORANGE_SPAWN_ID', 'ORANGE_ROLE']) if (saved[key] === undefined) delete process.env[key];
+    }
+    try {
+      const pid = (await client.run(['display-message', '-p', '#{pid}'])).trim();
+      expect(await readlink(`/proc/${pid}/cwd`)).toBe('/');
+      const environ = (await readFile(`/proc/${pid}/environ`, 'utf8')).split('\0');
+      expect(environ.filter((entry) => /^ORANGE_(TASK_ID|SPAWN_ID|ROLE)=/.test(entry))).toEqual([]);
+    } finally {
+      await client.attempt(['kill-server']);
+    }
   });
 });

@@ -31,6 +31,16 @@ export function escapeTmuxFormat(text: string): string {
   return text.replace(/#/g, '##');
 }
 
+/** The variables that name an agent (its task, role and spawn): an `orange` call made by an agent has them. */
+const AGENT_IDENTITY = /^ORANGE_(TASK_ID|PROJECT|BRANCH|ROLE|STATUS|REVIEW_ROUND|PROMPT|TASK_FILE|SPAWN_ID)$/;
+
+/** The environment tmux runs with: this process's, without an agent's identity. */
+export function serverEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) if (value !== undefined && !AGENT_IDENTITY.test(key)) kept[key] = value;
+  return kept;
+}
+
 /** The one way this plugin runs tmux: an argument array, on the configured server (`-L`). */
 export class TmuxClient {
   /** tmux processes started by this client (for the runtime's cost figures). */
@@ -66,7 +76,10 @@ export class TmuxClient {
     try {
       // Loaded on first use: execa costs ~100 ms of start-up, and most CLI calls start no process.
       const { execa } = await import('execa');
-      const result = await execa(this.bin, argv, { reject: false, stdin: 'ignore', ...(env ? { env } : {}) });
+      // The first tmux call starts the server, which keeps this process's working directory and
+      // environment for good: from `/` it never holds a worktree (a clean-up must not find it there),
+      // and without an agent's identity it is nobody's task.
+      const result = await execa(this.bin, argv, { reject: false, stdin: 'ignore', cwd: '/', env: { ...serverEnvironment(process.env), ...env }, extendEnv: false });
       return { ok: result.exitCode === 0, stdout: String(result.stdout ?? ''), stderr: String(result.stderr ?? '') };
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;

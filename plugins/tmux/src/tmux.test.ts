@@ -276,11 +276,13 @@ describe('kill_session', () => {
     expect(await box.windows()).toContain(`demo/${task.meta.id}:review-10`);
   });
 
-  it('hands the kill of the caller’s own session to a detached reaper that waits for the caller to exit', async () => {
+  it('hands the kill of the caller’s own session to a detached reaper that waits for the caller to exit, however long it takes', async () => {
     const task = await box.newTask({ branch: 'self-kill' });
     const session = `demo/${task.meta.id}`;
     const agents = await panePids(new TmuxClient('tmux', box.socket), 'session', `=${session}`);
-    const caller = spawn('sleep', ['1']);
+    // A call still recording its move on a loaded machine: longer than the 5 s the reaper once gave it.
+    const callerStarted = Date.now();
+    const caller = spawn('sleep', ['6.5']);
     const callerGone = new Promise((resolve) => caller.on('exit', resolve));
     box.orange.hooks.actions.for('test_self_kill').tapPromise('test', (ctx) =>
       killTaskSession(ctx, { client: new TmuxClient('tmux', box.socket), reaperPath: windowReaperPath(), callerPid: caller.pid! }),
@@ -295,7 +297,10 @@ describe('kill_session', () => {
       delete process.env.TMUX_PANE;
     }
     expect((await box.read(task)).meta.worker_spawn).toBeNull();
-    // The caller is still running: its window must still be there.
+    // The caller is still running: its window must still be there, until the caller is gone.
+    expect(await box.windows()).toContain(`${session}:worker`);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, callerStarted + 6_000 - Date.now())));
+    expect(caller.exitCode, 'the caller outlived the check').toBeNull();
     expect(await box.windows()).toContain(`${session}:worker`);
     await callerGone;
     await eventually(async () => !(await box.windows()).includes(`${session}:worker`), 8_000);

@@ -4,21 +4,28 @@
  * terminal), so it is handed to this detached process instead.
  * Usage: node window-reaper.js --tmux <bin> [--socket <name>] --after <pid> --log <file> -- <window id>…
  */
-import { listProcesses, Logger } from '@orange/core';
+import { Logger, processStart } from '@orange/core';
 import { killVerified } from './tmux-kill.js';
 import { TmuxClient } from './tmux-client.js';
 import { parseReaperArgv } from './window-reaper-argv.js';
 
-/** How long the reaper waits for the caller before killing anyway. */
-const CALLER_DEADLINE_MS = 5_000;
+/**
+ * How long the reaper waits for the caller before killing anyway. The caller is an `orange` call
+ * still recording its move (a loaded machine can take many seconds): closing its window earlier
+ * would cut it off mid-move. Only a call hung for this long loses its window.
+ */
+const CALLER_DEADLINE_MS = 10 * 60_000;
+const POLL_MS = 100;
 
-/** Resolves once `pid` has exited (a zombie counts), or at the deadline. */
+/** Resolves once `pid` has exited (a zombie, or a later process reusing the pid, counts), or at the deadline. */
 async function exitOf(pid: number, deadlineMs: number): Promise<boolean> {
+  // One /proc read per poll, not a scan of every process: many reapers may wait at once.
+  const started = await processStart(pid);
+  if (started === null) return true;
   const deadline = Date.now() + deadlineMs;
   while (Date.now() < deadline) {
-    const running = (await listProcesses()).some((p) => p.pid === pid && !p.zombie);
-    if (!running) return true;
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    if ((await processStart(pid)) !== started) return true;
   }
   return false;
 }

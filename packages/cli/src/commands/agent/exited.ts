@@ -1,5 +1,5 @@
 import * as Flags from '@oclif/core/flags';
-import { inlineText } from '@orange/core';
+import { inlineText, OrangePaths, ProjectStore } from '@orange/core';
 import { OrangeCommand } from '../../base-command.js';
 
 export default class AgentExited extends OrangeCommand {
@@ -12,6 +12,16 @@ export default class AgentExited extends OrangeCommand {
     spawn: Flags.string({ description: 'Spawn id the agent was started with (makes the report idempotent).' }),
     code: Flags.integer({ description: "The agent's exit code (for the log)." }),
   };
+
+  /**
+   * The project's own directory: the report is started from `/` (so that it never works inside the
+   * agent's worktree), and the config is the one the project's agents see.
+   */
+  protected override async configDir(): Promise<string> {
+    const { flags } = await this.parse(AgentExited);
+    const project = (await new ProjectStore(OrangePaths.fromEnv()).list().catch(() => [])).find((p) => p.name === flags.project);
+    return project?.path ?? process.cwd();
+  }
 
   async run(): Promise<void> {
     const { flags } = await this.parse(AgentExited);
