@@ -33,7 +33,8 @@ describe('starting and inspecting agents', () => {
     expect(out.task.worker_spawn).toBeTruthy();
     expect(await box.windows()).toContain(`${session(pending)}:worker`);
     expect(await box.git(out.task.workspace as string, 'branch', '--show-current')).toBe('feature/spawn');
-    expect(types(await box.history(pending.id))).toEqual(['task.created', 'status.changed', 'workspace.acquired', 'agent.spawned']);
+    // Created with --no-spawn (put aside), it joined the queue when asked to start.
+    expect(types(await box.history(pending.id))).toEqual(['task.created', 'task.queued', 'status.changed', 'workspace.acquired', 'agent.spawned']);
   });
 
   it('spawn refuses a task that is not pending', async () => {

@@ -1,6 +1,7 @@
 import { statusNotice } from './core-notifications.js';
 import { isOrangeError, OrangeError, TransitionRefused, type ErrorCode } from './errors.js';
-import { decideExit, exitHandledInStatus, type ExitDecision } from './exit-rules.js';
+import { isHeld } from './queue.js';
+import { decideExit, exitHandledInStatus, failedStartInStatus, START_RETRIES, type ExitDecision } from './exit-rules.js';
 import { evaluateGuard } from './guard.js';
 import type { ActionContext, AfterTransitionEvent, Cause, LockedTaskWrites, RefusalCheck, TransitionEvent } from './hooks.js';
 import type { NotificationInput } from './notifications.js';
@@ -486,7 +487,8 @@ export class Engine {
       const { tasks } = await this.orange.store.list(projectName);
       const holder = tasks.find((t) => t.meta.branch === branch && !workflow.isTerminal(t.meta.status));
       if (holder) throw new OrangeError('E_TASK_EXISTS', `branch ${branch} already has task ${holder.meta.id} (${holder.meta.status})`);
-      const created = await this.orange.store.create({ meta, body });
+      // Put aside in the initial status (--no-spawn): out of the queue until someone spawns it.
+      const created = await this.orange.store.create({ meta, body }, { held: input.spawn === false && status === workflow.initial });
       const issue = input.issue;
       if (issue) await this.orange.store.withTaskLock(projectName, id, () => this.record(created, { type: 'issue.linked', ...issue }));
       return created;
@@ -518,13 +520,20 @@ export class Engine {
     return { task: created.task, spawned: true, failedHooks: created.failed, failures: created.failures };
   }
 
-  /** Starts a waiting task: initial → start (may be vetoed, e.g. when the pool is exhausted). */
+  /**
+   * Starts a waiting task: initial → start (may be vetoed, e.g. when the pool is exhausted). A task
+   * put aside (`--no-spawn`) joins the queue first, so a refused start still starts it when a
+   * worktree frees.
+   */
   async spawn(ref: TaskRef): Promise<TransitionResult> {
     const workflow = await this.orange.workflowForProject(ref.project);
     const task = await this.orange.store.read(ref.project, ref.id);
     if (task.meta.status !== workflow.initial) {
       throw new OrangeError('E_NOT_ALLOWED', `task ${ref.id} is ${task.meta.status}; only a ${workflow.initial} task can be spawned (use respawn for a dead agent)`);
     }
+    await this.orange.store.withTaskLock(ref.project, ref.id, async () => {
+      if (isHeld(await this.orange.store.history(ref.project, ref.id))) await this.record(task, { type: 'task.queued' });
+    });
     return this.transition(ref, workflow.start, { cause: 'spawn' });
   }
 
@@ -571,11 +580,36 @@ export class Engine {
       if (!runtime || (await runtime.snapshot()).isAlive(task.meta, role)) return ignore(`the ${role} is running`);
       const refused = await this.tamperedReason(ref);
       if (refused) return ignore(refused);
+      const history = await this.orange.store.history(ref.project, ref.id);
+      const failedStart = failedStartInStatus(history, role);
+      if (failedStart !== null && failedStart.restarts < START_RETRIES) return this.restartFailedStart(task, workflow, role, failedStart, deferred);
       await this.record(task, { type: 'agent.exited', role, spawn: null, source: 'poll', status, reason: 'no agent running and none recorded' });
       return this.applyExitRule(task, role, 'poll', deferred);
     });
     await this.runDeferred(deferred);
     return outcome;
+  }
+
+  /**
+   * Starts again an agent whose start failed in Orange (a worktree or tmux step): it never ran, so
+   * its absence is no crash of its own. A few tries per stay in a status; then the exit rule counts.
+   */
+  private async restartFailedStart(
+    task: Task,
+    workflow: Workflow,
+    role: AgentRole,
+    failed: { readonly error: string; readonly restarts: number },
+    deferred: Deferred[],
+  ): Promise<ExitOutcome> {
+    const attempt = failed.restarts + 1;
+    const reason = `its start failed (${failed.error}); starting it again (${attempt} of ${START_RETRIES})`;
+    await this.record(task, { type: 'agent.restarted', role, attempt, reason });
+    this.orange.log.warn('agent start failed; starting it again', { task: task.meta.id, role, attempt, error: failed.error });
+    const actions = [...(task.meta.workspace ? [] : ['acquire_workspace']), role === 'worker' ? 'spawn_agent' : 'spawn_reviewer'];
+    const status = task.meta.status;
+    const { task: after, failed: hooks } = await this.runActions(task, workflow, actions, { from: status, to: status, cause: 'respawn', reason }, deferred);
+    const current = await this.writeFresh(after, { attention: hooks.length ? failedHooksNote(hooks) : null });
+    return { task: current, decision: { kind: 'restart', attempt, reason } };
   }
 
   /** Why exit rules must not act on a task whose TASK.md is forged, or null when it is not. */
@@ -600,6 +634,7 @@ export class Engine {
     switch (decision.kind) {
       case 'ignore':
       case 'mark':
+      case 'restart':
         return { task, decision };
       case 'advance': {
         const options: TransitionOptions = { cause: 'auto', reason: decision.reason, expectFrom: task.meta.status };

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { sandbox, taskIn, type Sandbox } from '../test/fixtures.js';
-import { decideExit } from './exit-rules.js';
+import { decideExit, failedStartInStatus } from './exit-rules.js';
 import { builtinGates, type Gate } from './gates.js';
 import { newTaskId } from './store/names.js';
 import { newTaskMeta } from './store/task-file.js';
@@ -180,5 +180,22 @@ describe('a stale exit report (Engine.agentExited)', () => {
     const outcome = await box.orange.engine.agentExited(ref, 'worker', null, 'poll');
     expect(outcome.decision.kind).toBe('ignore');
     expect((await box.orange.store.read('demo', ref.id)).meta.crash_count).toBe(0);
+  });
+});
+
+describe('failedStartInStatus', () => {
+  const at = (type: string, fields: Record<string, unknown> = {}) => ({ type, timestamp: '2026-01-01T00:00:00.000Z', ...fields });
+  const entered = at('status.changed', { from: 'pending', to: 'planning' });
+
+  it('finds a start that failed in this status, with the restarts already made', () => {
+    const history = [entered, at('hook.failed', { hook: 'spawn_agent', error: 'tmux new-session failed' }), at('agent.restarted', { role: 'worker' }), at('hook.failed', { hook: 'spawn_agent', error: 'again' })];
+    expect(failedStartInStatus(history, 'worker')).toEqual({ error: 'spawn_agent: again', restarts: 1 });
+  });
+
+  it('finds nothing once the agent was spawned after the failure, nor for a failure of another role or an earlier status', () => {
+    expect(failedStartInStatus([entered, at('hook.failed', { hook: 'spawn_agent', error: 'x' }), at('agent.spawned', { role: 'worker' })], 'worker')).toBeNull();
+    expect(failedStartInStatus([entered, at('hook.failed', { hook: 'spawn_reviewer', error: 'x' })], 'worker')).toBeNull();
+    expect(failedStartInStatus([at('hook.failed', { hook: 'spawn_agent', error: 'x' }), entered], 'worker')).toBeNull();
+    expect(failedStartInStatus([entered, at('hook.failed', { hook: 'delete_remote_branch', error: 'x' })], 'worker')).toBeNull();
   });
 });

@@ -35,13 +35,26 @@ function fakeRuntime(alive: Set<string>, seen: RuntimeLog): OrangePlugin {
   return { name: 'fake-runtime', apply: (orange) => orange.provide('runtime', runtime) };
 }
 
+/** A `spawn_agent` that fails (before the recording one runs) while `failing.now` is true, as a tmux error would. */
+function failingStart(failing: { now: boolean }): OrangePlugin {
+  return {
+    name: 'failing-start',
+    apply: (orange) =>
+      orange.hooks.actions.for('spawn_agent').tapPromise({ name: 'failing-start', stage: -10 }, async () => {
+        if (failing.now) throw new Error('tmux new-session failed: server exited unexpectedly');
+      }),
+  };
+}
+
 let box: Sandbox;
 let alive: Set<string>;
 let seen: RuntimeLog;
+let failing: { now: boolean };
 beforeEach(async () => {
   alive = new Set();
   seen = { inside: 0, mostInside: 0, sessions: [], killed: [], killAnswer: true };
-  box = await sandbox({}, [fakeRuntime(alive, seen)]);
+  failing = { now: false };
+  box = await sandbox({}, [fakeRuntime(alive, seen), failingStart(failing)]);
 });
 afterEach(async () => box?.cleanup());
 
@@ -83,6 +96,53 @@ describe('an active task with no agent', () => {
     await box.orange.engine.transition(ref, 'planning');
     const report = await monitor.pass();
     expect(report.exits).toEqual([expect.objectContaining({ task: ref.id, decision: 'crash' })]);
+  });
+});
+
+describe('an agent whose start failed in Orange', () => {
+  it('is started again by the next pass, not counted as a crash of its own', async () => {
+    const ref = await taskIn(box, 'pending');
+    failing.now = true;
+    expect((await box.orange.engine.spawn(ref)).failedHooks).toEqual(['spawn_agent']);
+    const monitor = new Monitor(box.orange);
+    const first = await monitor.pass();
+    expect(first.exits).toEqual([{ task: ref.id, role: 'worker', decision: 'restart', reason: expect.stringContaining('its start failed (spawn_agent: tmux new-session failed') }]);
+    failing.now = false;
+    const second = await monitor.pass();
+    expect(second.exits).toEqual([expect.objectContaining({ task: ref.id, decision: 'restart', reason: expect.stringContaining('(2 of 3)') })]);
+    const task = await box.orange.store.read(ref.project, ref.id);
+    expect(task.meta).toMatchObject({ status: 'planning', worker_spawn: 'w1', crash_count: 0, attention: null });
+    alive.add(`${ref.id}:worker`);
+    expect((await monitor.pass()).exits).toEqual([]);
+    const history = await box.orange.store.history(ref.project, ref.id);
+    expect(history.filter((e) => e.type === 'agent.restarted').map((e) => e.attempt)).toEqual([1, 2]);
+    expect(history.some((e) => e.type === 'agent.crashed')).toBe(false);
+  });
+
+  it('counts as a crash once the restarts are used up', async () => {
+    const ref = await taskIn(box, 'pending');
+    failing.now = true;
+    await box.orange.engine.spawn(ref);
+    const monitor = new Monitor(box.orange);
+    const decisions: string[] = [];
+    for (let pass = 0; pass < 4; pass++) decisions.push(...(await monitor.pass()).exits.map((e) => e.decision));
+    expect(decisions).toEqual(['restart', 'restart', 'restart', 'crash']);
+    expect((await box.orange.store.read(ref.project, ref.id)).meta).toMatchObject({ status: 'planning', crash_count: 1 });
+  });
+});
+
+describe('a task another process is moving', () => {
+  it('is not waited for: the pass reports it busy at once, and the next pass takes it', async () => {
+    const ref = await taskIn(box, 'working');
+    const { withLock } = await import('./store/lock.js');
+    const monitor = new Monitor(box.orange);
+    const busy = await withLock(box.orange.paths.taskFile(ref.project, ref.id), 'a move in another process', () => monitor.pass());
+    expect(busy).toMatchObject({ busy: [ref.id], exits: [] });
+    // Waiting would have taken the lock helper's 15 s and then failed.
+    expect(busy.durationMs).toBeLessThan(5_000);
+    expect((await box.orange.store.read(ref.project, ref.id)).meta.crash_count).toBe(0);
+    const next = await monitor.pass();
+    expect(next).toMatchObject({ busy: [], exits: [expect.objectContaining({ task: ref.id, decision: 'crash' })] });
   });
 });
 

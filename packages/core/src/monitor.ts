@@ -33,6 +33,8 @@ export interface MonitorReport {
   readonly exits: ReadonlyArray<{ task: string; role: AgentRole; decision: ExitDecision['kind']; reason: string }>;
   readonly sessionsKilled: readonly string[];
   readonly workspacesFreed: readonly string[];
+  /** Queued tasks the pass started on free worktrees. */
+  readonly tasksStarted: readonly string[];
   /** Pull request states the pass applied (`to`), or could not apply from the task's status (`to` null). */
   readonly pullRequests: ReadonlyArray<PullRequestApplied>;
   /** Every pull request the pass read: its state and, while open, its checks (the dashboard shows them without asking again). */
@@ -41,6 +43,8 @@ export interface MonitorReport {
   readonly stale: readonly string[];
   /** What reactions did with open pull requests' feedback. */
   readonly reactions: ReadonlyArray<{ task: string; reaction: string; outcome: string }>;
+  /** Tasks another process was moving (their lock was held): left alone, taken at the next pass. */
+  readonly busy: readonly string[];
   /** External processes the runtime started for liveness (1 per pass with tmux). */
   readonly runtimeProcesses: number;
   readonly durationMs: number;
@@ -81,10 +85,13 @@ export class Monitor {
 
   /**
    * One pass over every task: dead agents, orphans, pull requests. It runs under the pass lock, so
-   * no two passes overlap, whichever processes run them: each sees what the one before did.
+   * no two passes overlap, whichever processes run them: each sees what the one before did. It
+   * never waits for a task's lock: a task another process is moving is left to the next pass.
    */
   async pass(options: PassOptions = {}): Promise<MonitorReport> {
-    return withLock(this.orange.paths.monitorPassFile, 'the monitor pass', () => this.passNow(), { waitMs: options.waitMs ?? PASS_WAIT_MS });
+    return withLock(this.orange.paths.monitorPassFile, 'the monitor pass', () => this.orange.store.withoutLockWaits(() => this.passNow()), {
+      waitMs: options.waitMs ?? PASS_WAIT_MS,
+    });
   }
 
   /**
@@ -123,6 +130,7 @@ export class Monitor {
     const runtime = this.orange.maybeSlot('runtime');
     const exits: Array<{ task: string; role: AgentRole; decision: ExitDecision['kind']; reason: string }> = [];
     const sessionsKilled: string[] = [];
+    const busy = new Set<string>();
     let agentsChecked = 0;
     let runtimeProcesses = 0;
 
@@ -151,7 +159,8 @@ export class Monitor {
               log.info('dead agent handled', { task: task.meta.id, role, decision: outcome.decision.kind, recorded: spawn !== null });
             }
           } catch (error) {
-            log.error('handling a dead agent failed', { task: task.meta.id, role, error: String(error) });
+            if (isBusy(error)) busy.add(task.meta.id);
+            else log.error('handling a dead agent failed', { task: task.meta.id, role, error: String(error) });
           }
         }
       }
@@ -174,11 +183,14 @@ export class Monitor {
     }
 
     const workspacesFreed: string[] = [];
+    const tasksStarted: string[] = [];
     const workspaces = this.orange.maybeSlot('workspaces');
     if (workspaces) {
       try {
-        const { freed } = await workspaces.gc(this.options.project);
+        const { freed, busy: busyHolders = [], started = [] } = await workspaces.gc(this.options.project);
         for (const w of freed) workspacesFreed.push(w.name);
+        tasksStarted.push(...started);
+        for (const id of busyHolders) busy.add(id);
         if (freed.length) log.info('orphan workspaces freed', { workspaces: workspacesFreed });
       } catch (error) {
         log.error('workspace gc failed', { error: String(error) });
@@ -189,18 +201,21 @@ export class Monitor {
     this.orange.notifications.flushOutbox();
 
     const reactions: Array<{ task: string; reaction: string; outcome: string }> = [];
-    const { applied: pullRequests, read: pullRequestsRead } = await this.syncPullRequests(tasks, workflowOf, reactions);
-    const stale = await this.raiseStale(tasks, workflowOf);
+    const { applied: pullRequests, read: pullRequestsRead } = await this.syncPullRequests(tasks, workflowOf, reactions, busy);
+    const stale = await this.raiseStale(tasks, workflowOf, busy);
+    if (busy.size > 0) log.debug('busy tasks left to the next pass', { tasks: [...busy] });
     return {
       tasks: tasks.length,
       agentsChecked,
       exits,
       sessionsKilled,
       workspacesFreed,
+      tasksStarted,
       pullRequests,
       pullRequestsRead,
       stale,
       reactions,
+      busy: [...busy],
       runtimeProcesses,
       durationMs: performance.now() - started,
     };
@@ -211,6 +226,7 @@ export class Monitor {
     tasks: readonly ListedTask[],
     workflowOf: (t: ListedTask) => Promise<Workflow>,
     reactions: Array<{ task: string; reaction: string; outcome: string }>,
+    busy: Set<string> = new Set(),
   ): Promise<{ applied: PullRequestApplied[]; read: PullRequestReading[] }> {
     const scm = this.orange.maybeSlot('scm');
     const results: PullRequestApplied[] = [];
@@ -250,6 +266,10 @@ export class Monitor {
           log.warn('pull request sync skipped', { reason: error.message });
           break;
         }
+        if (isBusy(error)) {
+          busy.add(task.meta.id);
+          continue;
+        }
         log.warn('pull request sync failed', { task: task.meta.id, error: error instanceof Error ? error.message : String(error) });
       }
     }
@@ -278,7 +298,7 @@ export class Monitor {
    * Raises an urgent `task.stale` for each task that has been in one watched status longer than its
    * `notifications.staleAfterMs`, once per stay in that status (recorded in its history).
    */
-  private async raiseStale(tasks: readonly ListedTask[], workflowOf: (t: ListedTask) => Promise<Workflow>): Promise<string[]> {
+  private async raiseStale(tasks: readonly ListedTask[], workflowOf: (t: ListedTask) => Promise<Workflow>, busy: Set<string>): Promise<string[]> {
     const setting = this.orange.config.notifications.staleAfterMs;
     if (setting === undefined) return [];
     const raised: string[] = [];
@@ -310,7 +330,8 @@ export class Monitor {
         });
         raised.push(id);
       } catch (error) {
-        this.orange.log.child('monitor').warn('stale check failed', { task: id, error: String(error) });
+        if (isBusy(error)) busy.add(id);
+        else this.orange.log.child('monitor').warn('stale check failed', { task: id, error: String(error) });
       }
     }
     return raised;
@@ -332,6 +353,11 @@ export class Monitor {
       }
     }
   }
+}
+
+/** A task lock another process holds (the pass does not wait for it). */
+function isBusy(error: unknown): boolean {
+  return isOrangeError(error) && error.code === 'E_LOCKED';
 }
 
 /** When the task last entered `status`: its last `status.changed` to it, or its creation in it. */

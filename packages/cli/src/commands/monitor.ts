@@ -63,6 +63,7 @@ export default class MonitorCommand extends OrangeCommand {
       ...report.exits.map((exit) => `${exit.task} ${exit.role} exited: ${exit.decision} (${exit.reason})`),
       ...report.sessionsKilled.map((session) => `killed orphan session ${session}`),
       ...report.workspacesFreed.map((workspace) => `freed worktree ${workspace}`),
+      ...report.tasksStarted.map((task) => `${task} started (queued for a worktree)`),
       ...report.pullRequests.map((pr) => `${pr.task} pull request ${pr.state}${pr.to ? ` → ${pr.to}` : ''}`),
       ...report.reactions.map((r) => `${r.task} reaction ${r.reaction}: ${r.outcome}`),
       ...report.stale.map((id) => `${id} stale: in one active status longer than notifications.staleAfterMs`),
