@@ -13,9 +13,11 @@ const statuses = async (b: Sandbox, id: string) =>
 
 describe('task lifecycles with real tmux, worktrees and scripted agents', () => {
   it('runs the happy path from create to done and starts the next pending task', async () => {
-    box = await Sandbox.create();
+    box = await Sandbox.create({ poolSize: 1 });
     const id = await box.createTask(['add a greeting'], 'agent.reviews: PASS\n');
-    const next = await box.createTask(['--no-spawn', 'second task']);
+    // Queued: the pool's one worktree is taken.
+    const next = await box.createTask(['second task']);
+    expect((await box.task(next)).meta.status).toBe('pending');
     const first = await box.task(id);
     const session = `demo/${first.meta.id}`;
     // The scripted agent may already have moved on; the ledger says where the task started.

@@ -1,0 +1,125 @@
+// A fleet on one machine: N tasks with a worktree pool of P, fleet agents (bench/fleet-agent.mjs:
+// think 1–3 s between steps, sections through the CLI, commits, half ask for their next status and
+// half exit), `orange monitor` running, and a person merging each task as it reaches reviewing —
+// real tmux, worktrees and a bare origin. Prints how many finished, how long Orange took to act on
+// a request and on an exit, the CPU the whole machine spent per task (the person's merges included,
+// the bench's own polling, done in-process, hardly), and the monitor's passes.
+// Sizes: ORANGE_FLEET="50x50,16x4" (tasks x pool); default 16x4 and 50x50.
+import { execa } from 'execa';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { OrangePaths, readHistory, TaskStore } from '@orange/core';
+import { GIT, pct, printTable, root, withTempDir } from './lib.mjs';
+
+const CLI = join(root, 'packages/cli/bin/run.js');
+const AGENT = join(root, 'bench/fleet-agent.mjs');
+const HARNESS = join(root, 'plugins/harness-command/dist/index.js');
+
+/** Busy and total CPU time of the whole machine so far, in seconds (/proc/stat's first line). */
+async function machineCpu() {
+  const [, ...fields] = (await readFile('/proc/stat', 'utf8')).split('\n')[0].trim().split(/\s+/);
+  const ticks = fields.map(Number);
+  const idle = (ticks[3] ?? 0) + (ticks[4] ?? 0);
+  const total = ticks.reduce((a, b) => a + b, 0);
+  return { busy: (total - idle) / 100, total: total / 100 };
+}
+
+async function fleet(tasks, pool) {
+  return withTempDir('fleet', async (dir) => {
+    const socket = `orange-bench-fleet-${process.pid}`;
+    const { TMUX, TMUX_PANE, ...inherited } = process.env;
+    const home = join(dir, 'home');
+    const repo = join(dir, 'repo');
+    const env = { ...inherited, ...GIT, ORANGE_HOME: home, ORANGE_TMUX_SOCKET: socket };
+    const git = (cwd, ...args) => execa('git', args, { cwd, env });
+    const orange = (args, input = '') => execa(process.execPath, [CLI, ...args], { cwd: repo, env, extendEnv: false, input, reject: false });
+    await git(dir, 'init', '-q', '--bare', '-b', 'main', 'origin.git');
+    await git(dir, 'clone', '-q', 'origin.git', 'repo');
+    await writeFile(join(repo, 'README.md'), 'fleet\n');
+    await git(repo, 'checkout', '-q', '-b', 'main');
+    await git(repo, 'add', '.');
+    await git(repo, 'commit', '-q', '-m', 'init');
+    await git(repo, 'push', '-q', '-u', 'origin', 'main');
+    const agent = JSON.stringify([process.execPath, AGENT]);
+    await writeFile(
+      join(dir, 'orange.config.mjs'),
+      `import { command } from ${JSON.stringify(HARNESS)};\nexport default { harness: 'fleet', plugins: [command({ name: 'fleet', worker: ${agent}, reviewer: ${agent} })] };\n`,
+    );
+    const added = await orange(['project', 'add', repo, '--name', 'fleet', '--pool-size', String(pool)]);
+    if (added.exitCode !== 0) throw new Error(String(added.stderr));
+
+    const monitor = execa(process.execPath, [CLI, 'monitor', '--json'], { cwd: repo, env, extendEnv: false, reject: false });
+    const cpuBefore = await machineCpu();
+    const started = Date.now();
+    const ids = [];
+    for (let n = 0; n < tasks; n++) {
+      const created = await orange(['task', 'create', `fleet/task-${n}`, `fleet task ${n}`, '--json']);
+      if (created.exitCode !== 0) throw new Error(`task create: ${created.stderr}`);
+      const json = JSON.parse(String(created.stdout));
+      ids.push(json.task?.id ?? json.id);
+    }
+    // The person: merges whatever reaches reviewing, until every task is done or nothing moves for 90 s.
+    const deadline = () => Date.now() - lastChange > 90_000;
+    let lastChange = Date.now();
+    let done = 0;
+    const statuses = new Map();
+    // Read in this process, not with `orange task list`: the person's polling is not the fleet's cost.
+    const store = new TaskStore(new OrangePaths(home));
+    while (done < tasks && !deadline()) {
+      const rows = (await store.list('fleet')).tasks.map((t) => t.meta);
+      for (const row of rows) {
+        if (statuses.get(row.id) !== row.status) lastChange = Date.now();
+        statuses.set(row.id, row.status);
+      }
+      done = rows.filter((r) => r.status === 'done').length;
+      for (const row of rows.filter((r) => r.status === 'reviewing')) await orange(['task', 'merge', row.id, '--strategy', 'merge']);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    const seconds = (Date.now() - started) / 1000;
+    const cpuAfter = await machineCpu();
+    monitor.kill('SIGTERM');
+    const passes = String((await monitor).stdout)
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line).durationMs);
+
+    const requests = [];
+    const exits = [];
+    for (const id of ids) {
+      const history = await readHistory(join(home, 'tasks', 'fleet', id, 'history.jsonl'));
+      const changes = history.filter((e) => e.type === 'status.changed');
+      const events = (await readFile(join(home, 'agent-logs', `${id}.jsonl`), 'utf8').catch(() => ''))
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line));
+      for (const event of events) {
+        const to = event.event === 'request' ? event.to : event.event === 'exit' ? event.expect : null;
+        if (to === null) continue;
+        const change = changes.find((c) => c.to === to && Date.parse(c.timestamp) >= event.at - 5);
+        if (change) (event.event === 'request' ? requests : exits).push(Date.parse(change.timestamp) - event.at);
+      }
+    }
+    for (const id of ids) await orange(['task', 'cancel', id, '--yes']);
+    await execa('tmux', ['-L', socket, 'kill-server'], { reject: false });
+    const cpu = cpuAfter.busy - cpuBefore.busy;
+    return { tasks, pool, done, seconds, requests, exits, cpu, cores: (cpu / (cpuAfter.total - cpuBefore.total)) * 100, passes };
+  });
+}
+
+const ms = (xs, p) => (xs.length ? `${Math.round(pct(xs, p)).toLocaleString('en')}` : '—');
+
+export default async function main() {
+  const sizes = (process.env.ORANGE_FLEET ?? '16x4,50x50').split(',').map((s) => s.split('x').map(Number));
+  for (const [tasks, pool] of sizes) {
+    const r = await fleet(tasks, pool);
+    console.log(`\n${tasks} tasks, pool ${pool}: ${r.seconds.toFixed(0)} s`);
+    printTable([
+      { figure: 'tasks done', value: `${r.done}/${r.tasks}`, goal: `${r.tasks}/${r.tasks}`, met: r.done === r.tasks },
+      { figure: 'agent request → status, p50 / p90 (ms)', value: `${ms(r.requests, 0.5)} / ${ms(r.requests, 0.9)} (${r.requests.length})`, goal: 'p90 ≤ 1,000', met: r.requests.length ? pct(r.requests, 0.9) <= 1000 : null },
+      { figure: 'agent exit → status, p50 / p90 (ms)', value: `${ms(r.exits, 0.5)} / ${ms(r.exits, 0.9)} (${r.exits.length})`, goal: 'p90 ≤ 1,000', met: r.exits.length ? pct(r.exits, 0.9) <= 1000 : null },
+      { figure: 'CPU per task, whole machine (s)', value: (r.cpu / r.tasks).toFixed(1), goal: '—' },
+      { figure: 'machine busy during the run', value: `${r.cores.toFixed(0)} % of all cores` },
+      { figure: 'monitor passes, p50 / max (ms)', value: `${ms(r.passes, 0.5)} / ${r.passes.length ? Math.round(Math.max(...r.passes)).toLocaleString('en') : '—'} (${r.passes.length})`, goal: 'max ≤ 2,000', met: r.passes.length ? Math.max(...r.passes) <= 2000 : null },
+    ]);
+  }
+}
