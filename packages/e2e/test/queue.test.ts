@@ -135,6 +135,9 @@ describe('clean-ups that meet the next task', () => {
     const first = await b.createTask(['server/first', 'the first task']);
     const reviewing = await b.waitForStatus(first, 'reviewing', 60_000);
     const worktree = reviewing.meta.workspace as string;
+    // The move into reviewing is over: its worker was told, its reviewer's window is gone.
+    await b.waitFor('the worker to be told', async () => (await b.history(first)).some((e) => e.type === 'worker.notified' && e.to === 'reviewing'));
+    await b.waitFor('the reviewer window to go', async () => !(await b.windows()).some((w) => w.startsWith(`demo/${first}:review-`)), 20_000);
     // Its worker goes; with the last session gone the tmux server exits.
     await b.tmux('kill-session', '-t', `=demo/${first}`);
     await b.waitFor('the tmux server to exit', async () => (await b.tmux('list-sessions')).code !== 0, 10_000);
