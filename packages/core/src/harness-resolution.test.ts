@@ -9,13 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { editSection, errorOf, recordingPlugin, sandbox, type Sandbox } from '../test/fixtures.js';
-import { OrangeError } from './errors.js';
+import { OrangeError } from './errors/errors.js';
 import { Orange } from './orange.js';
-import type { Harness, OrangePlugin } from './plugin.js';
+import type { Harness, OrangePlugin } from './plugin/plugin.js';
 import { newTaskId } from './store/names.js';
 import { OrangePaths } from './store/paths.js';
 import { newTaskMeta } from './store/task-file.js';
-import type { AgentRole, TaskMeta } from './task.js';
+import type { AgentRole, TaskMeta } from './task/task.js';
 
 const PLAN = 'APPROACH: split the parser\nTOUCHING: parser.ts';
 const HANDOFF = 'DONE: parser split';

@@ -1,8 +1,8 @@
-export { OrangeError, TransitionRefused, WorkflowInvalid, isOrangeError, type ErrorCode } from './errors.js';
-export { parseGuard, evaluateGuard, guardsOverlap, type Guard, type GuardOperator, type GuardLiteral, type GuardParse } from './guard.js';
-export { parseSections, setSection, sectionNameProblem, strayHeading, type Sections } from './sections.js';
-export { builtinGates, reviewVerdict, gateContext, type Gate, type GateContext, type GateResult, type ReviewVerdict } from './gates.js';
-export { TaskMetaSchema, TASK_ID_PATTERN, type Task, type TaskMeta, type AgentRole } from './task.js';
+export { OrangeError, TransitionRefused, WorkflowInvalid, isOrangeError, type ErrorCode } from './errors/index.js';
+export { parseGuard, evaluateGuard, guardsOverlap, type Guard, type GuardOperator, type GuardLiteral, type GuardParse } from './workflow/index.js';
+export { parseSections, setSection, sectionNameProblem, strayHeading, type Sections } from './task/index.js';
+export { builtinGates, reviewVerdict, gateContext, type Gate, type GateContext, type GateResult, type ReviewVerdict } from './workflow/index.js';
+export { TaskMetaSchema, TASK_ID_PATTERN, type Task, type TaskMeta, type AgentRole } from './task/index.js';
 export {
   defineWorkflow,
   WorkflowSchema,
@@ -12,14 +12,14 @@ export {
   type TransitionDefinition,
   type ExitRule,
   type PromptRef,
-} from './workflow/definition.js';
-export { Workflow, validateWorkflow, type Transition, type WorkflowVocabulary } from './workflow/workflow.js';
-export { defaultWorkflow } from './workflow/default.js';
-export { classicWorkflow } from './workflow/classic.js';
-export { pipelineWorkflow } from './workflow/pipeline.js';
-export { renderPrompt } from './workflow/prompts.js';
-export { decideExit, type ExitDecision } from './exit-rules.js';
-export { isHeld } from './queue.js';
+} from './workflow/index.js';
+export { Workflow, validateWorkflow, type Transition, type WorkflowVocabulary } from './workflow/index.js';
+export { defaultWorkflow } from './workflow/index.js';
+export { classicWorkflow } from './workflow/index.js';
+export { pipelineWorkflow } from './workflow/index.js';
+export { renderPrompt } from './workflow/index.js';
+export { decideExit, type ExitDecision } from './workflow/index.js';
+export { isHeld } from './store/index.js';
 export {
   Engine,
   type TaskRef,
@@ -33,7 +33,7 @@ export {
   type TaskRequest,
   type RequestResult,
   type ActionFailure,
-} from './engine.js';
+} from './engine/index.js';
 export {
   createHooks,
   type OrangeHooks,
@@ -60,7 +60,7 @@ export {
   type ClassifyEvent,
   type Classification,
   type PipelineNoticeEvent,
-} from './hooks.js';
+} from './plugin/index.js';
 export {
   Notifications,
   NotificationsConfigSchema,
@@ -74,9 +74,9 @@ export {
   type NotificationTask,
   type NotificationsConfig,
   type Notifier,
-} from './notifications.js';
-export { NotificationOutbox, type OutboxEntry } from './notification-outbox.js';
-export { OutboxDeliverer, type OutboxDeliveryOptions, type OutboxRouting } from './outbox-delivery.js';
+} from './notifications/index.js';
+export { NotificationOutbox, type OutboxEntry } from './notifications/index.js';
+export { OutboxDeliverer, type OutboxDeliveryOptions, type OutboxRouting } from './notifications/index.js';
 export {
   definePlugin,
   parsePluginOptions,
@@ -101,21 +101,21 @@ export {
   type IssueTracker,
   type TrackedIssue,
   type Slots,
-} from './plugin.js';
+} from './plugin/index.js';
 export { Orange, type OrangeOptions } from './orange.js';
-export { noopActions, pluginActions, workflowActions, type NoopActionsOptions } from './noop-actions.js';
-export { defineConfig, loadConfig, configSearchStart, configFilesIn, parseConfig, ConfigSchema, CONFIG_SEARCH_PLACES, type OrangeConfig, type OrangeConfigInput, type LoadedConfig, type LoadConfigOptions } from './config.js';
-export type { SharedModules } from './config-loaders.js';
-export { Logger, LOG_LEVELS, LOG_ROTATE_BYTES, type LogLevel, type LogRecord } from './log.js';
-export { OrangePaths } from './store/paths.js';
-export { TaskStore, TASK_FILE_MAX_BYTES, type UnreadableTask, type ListedTask, type TaskInspection, type TaskStoreOptions } from './store/task-store.js';
-export { FREE_FIELDS, type FreeField, type FieldMismatch } from './store/task-state.js';
-export { ProjectStore, ProjectSchema, type Project, type ProjectInput } from './store/projects.js';
-export { parseTaskFile, serializeTask, newTaskMeta } from './store/task-file.js';
-export { appendHistory, readHistory, ledgerStatus, type HistoryEvent } from './store/history.js';
-export { listTranscripts, pruneTranscripts, TRANSCRIPT_ROTATE_BYTES, TRANSCRIPTS_KEPT, type Transcript } from './store/transcripts.js';
-export { writeFileAtomic } from './store/atomic.js';
-export { withLock } from './store/lock.js';
+export { noopActions, pluginActions, workflowActions, type NoopActionsOptions } from './plugin/index.js';
+export { defineConfig, loadConfig, configSearchStart, configFilesIn, parseConfig, ConfigSchema, CONFIG_SEARCH_PLACES, type OrangeConfig, type OrangeConfigInput, type LoadedConfig, type LoadConfigOptions } from './config/index.js';
+export type { SharedModules } from './config/index.js';
+export { Logger, LOG_LEVELS, LOG_ROTATE_BYTES, type LogLevel, type LogRecord } from './log/index.js';
+export { OrangePaths } from './store/index.js';
+export { TaskStore, TASK_FILE_MAX_BYTES, type UnreadableTask, type ListedTask, type TaskInspection, type TaskStoreOptions } from './store/index.js';
+export { FREE_FIELDS, type FreeField, type FieldMismatch } from './store/index.js';
+export { ProjectStore, ProjectSchema, type Project, type ProjectInput } from './store/index.js';
+export { parseTaskFile, serializeTask, newTaskMeta } from './store/index.js';
+export { appendHistory, readHistory, ledgerStatus, type HistoryEvent } from './store/index.js';
+export { listTranscripts, pruneTranscripts, TRANSCRIPT_ROTATE_BYTES, TRANSCRIPTS_KEPT, type Transcript } from './store/index.js';
+export { writeFileAtomic } from './store/index.js';
+export { withLock } from './store/index.js';
 export {
   newTaskId,
   newSpawnId,
@@ -124,19 +124,19 @@ export {
   assertProjectName,
   assertBranchName,
   assertTaskId,
-} from './store/names.js';
-export { Monitor, type MonitorOptions, type MonitorReport, type PassOptions, type PullRequestApplied, type PullRequestSync } from './monitor.js';
-export { readPullRequest, pullRequestReading, type PullRequestReading } from './pull-request-reading.js';
-export { MonitorLease, deferredTo, outranks, type MonitorHolder } from './monitor-lease.js';
-export { checkCancel, cancelTask, cancelStatus, cancelMove, cancelQuestion, type CancelCheck, type CancelKind, type CancelMove, checkDelete, deleteTask, checkMerge, mergeTask, openPullRequest, requestChanges, type MergeCheck, type MergeOutcome, type MergeRequest } from './task-operations.js';
-export { findExecutable } from './executable.js';
-export { headlessData } from './headless-data.js';
-export { inlineText, blockText, oneLineSummary, terminalJson } from './terminal-text.js';
-export { onSignals } from './signal-listeners.js';
-export { listProcesses, processesInside, taskProcessesInside, TASK_ID_VARIABLE, isRunning, processStart, processTree, withAncestors, type ProcessEntry } from './process-table.js';
-export { stopProcesses, type StopTimings } from './process-stop.js';
-export { simulateWorkflow, type SimulationResult, type SimulationStep } from './simulation/simulate.js';
-export { parseScript, SCRIPT_COMMANDS, type ScriptEvent, type ScriptStep } from './simulation/script.js';
-export { MemoryTaskStore, MemoryProjectStore, SilentLogger } from './simulation/memory-stores.js';
-export { isJsonObject, readHarnessSettings, type JsonObject } from './harness-settings-file.js';
-export { relativeTime } from './relative-time.js';
+} from './store/index.js';
+export { Monitor, type MonitorOptions, type MonitorReport, type PassOptions, type PullRequestApplied, type PullRequestSync } from './monitor/index.js';
+export { readPullRequest, pullRequestReading, type PullRequestReading } from './monitor/index.js';
+export { MonitorLease, deferredTo, outranks, type MonitorHolder } from './monitor/index.js';
+export { checkCancel, cancelTask, cancelStatus, cancelMove, cancelQuestion, type CancelCheck, type CancelKind, type CancelMove, checkDelete, deleteTask, checkMerge, mergeTask, openPullRequest, requestChanges, type MergeCheck, type MergeOutcome, type MergeRequest } from './engine/index.js';
+export { findExecutable } from './process/index.js';
+export { headlessData } from './plugin/index.js';
+export { inlineText, blockText, oneLineSummary, terminalJson } from './text/index.js';
+export { onSignals } from './process/index.js';
+export { listProcesses, processesInside, taskProcessesInside, TASK_ID_VARIABLE, isRunning, processStart, processTree, withAncestors, type ProcessEntry } from './process/index.js';
+export { stopProcesses, type StopTimings } from './process/index.js';
+export { simulateWorkflow, type SimulationResult, type SimulationStep } from './simulation/index.js';
+export { parseScript, SCRIPT_COMMANDS, type ScriptEvent, type ScriptStep } from './simulation/index.js';
+export { MemoryTaskStore, MemoryProjectStore, SilentLogger } from './simulation/index.js';
+export { isJsonObject, readHarnessSettings, type JsonObject } from './plugin/index.js';
+export { relativeTime } from './text/index.js';

@@ -1,23 +1,23 @@
-import { parseConfig, type OrangeConfig } from './config.js';
-import { configThrowPlace } from './config-loaders.js';
-import { Engine } from './engine.js';
-import { isOrangeError, OrangeError } from './errors.js';
-import { builtinGates, type Gate } from './gates.js';
-import { createHooks, type OrangeHooks } from './hooks.js';
-import { Logger } from './log.js';
-import type { Harness, OrangePlugin, Slots } from './plugin.js';
-import { coreActions } from './core-actions.js';
-import { coreNotifications } from './core-notifications.js';
-import { Notifications, type NotificationDelivery } from './notifications.js';
-import { OrangePaths } from './store/paths.js';
-import { ProjectStore } from './store/projects.js';
-import { TaskStore } from './store/task-store.js';
-import type { AgentRole, TaskMeta } from './task.js';
-import { classicWorkflow } from './workflow/classic.js';
-import { defaultWorkflow } from './workflow/default.js';
-import { pipelineWorkflow } from './workflow/pipeline.js';
-import type { WorkflowInput } from './workflow/definition.js';
-import { Workflow } from './workflow/workflow.js';
+import { parseConfig, type OrangeConfig } from './config/index.js';
+import { configThrowPlace } from './config/index.js';
+import { Engine } from './engine/index.js';
+import { isOrangeError, OrangeError } from './errors/index.js';
+import { builtinGates, type Gate } from './workflow/index.js';
+import { createHooks, type OrangeHooks } from './plugin/index.js';
+import { Logger } from './log/index.js';
+import type { Harness, OrangePlugin, Slots } from './plugin/index.js';
+import { coreActions } from './plugin/index.js';
+import { coreNotifications } from './notifications/index.js';
+import { Notifications, type NotificationDelivery } from './notifications/index.js';
+import { OrangePaths } from './store/index.js';
+import { ProjectStore } from './store/index.js';
+import { TaskStore } from './store/index.js';
+import type { AgentRole, TaskMeta } from './task/index.js';
+import { classicWorkflow } from './workflow/index.js';
+import { defaultWorkflow } from './workflow/index.js';
+import { pipelineWorkflow } from './workflow/index.js';
+import type { WorkflowInput } from './workflow/index.js';
+import { Workflow } from './workflow/index.js';
 
 export interface OrangeOptions {
   /** Data root; default from `$ORANGE_HOME`. */

@@ -1,11 +1,11 @@
-import { OrangeError } from '../errors.js';
-import { Logger } from '../log.js';
-import type { HistoryEvent } from '../store/history.js';
-import { ledgerStatus } from '../store/history.js';
-import type { OrangePaths } from '../store/paths.js';
-import { ProjectStore, type Project } from '../store/projects.js';
-import { TaskStore, type ListedTask, type TaskInspection, type UnreadableTask } from '../store/task-store.js';
-import type { Task, TaskMeta } from '../task.js';
+import { OrangeError } from '../errors/index.js';
+import { Logger } from '../log/index.js';
+import type { HistoryEvent } from '../store/index.js';
+import { ledgerStatus } from '../store/index.js';
+import type { OrangePaths } from '../store/index.js';
+import { ProjectStore, type Project } from '../store/index.js';
+import { TaskStore, type ListedTask, type TaskInspection, type UnreadableTask } from '../store/index.js';
+import type { Task, TaskMeta } from '../task/index.js';
 
 /**
  * A task store held in memory, for running the engine without a disk (`orange workflow simulate`).

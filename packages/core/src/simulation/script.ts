@@ -1,5 +1,5 @@
-import { OrangeError } from '../errors.js';
-import type { AgentRole } from '../task.js';
+import { OrangeError } from '../errors/index.js';
+import type { AgentRole } from '../task/index.js';
 
 /** One event of a simulation script. */
 export type ScriptEvent =

@@ -1,15 +1,15 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CORE_ACTIONS } from '../core-actions.js';
-import { OrangeError, TransitionRefused } from '../errors.js';
-import type { Gate, GateResult } from '../gates.js';
-import { workflowActions } from '../noop-actions.js';
+import { CORE_ACTIONS } from '../plugin/index.js';
+import { OrangeError, TransitionRefused } from '../errors/index.js';
+import type { Gate, GateResult } from '../workflow/index.js';
+import { workflowActions } from '../plugin/index.js';
 import { Orange } from '../orange.js';
-import type { OrangePlugin } from '../plugin.js';
-import { OrangePaths } from '../store/paths.js';
-import { newSpawnId } from '../store/names.js';
-import type { TaskMeta } from '../task.js';
-import type { WorkflowInput } from '../workflow/definition.js';
+import type { OrangePlugin } from '../plugin/index.js';
+import { OrangePaths } from '../store/index.js';
+import { newSpawnId } from '../store/index.js';
+import type { TaskMeta } from '../task/index.js';
+import type { WorkflowInput } from '../workflow/index.js';
 import { MemoryProjectStore, MemoryTaskStore, SilentLogger } from './memory-stores.js';
 import { parseScript, type ScriptEvent } from './script.js';
 

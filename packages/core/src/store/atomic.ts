@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
-import { isRunning } from '../process-table.js';
+import { isRunning } from '../process/index.js';
 
 /** The temp file's name beside `path`: `.<name>.<pid>.<random>.tmp` (the pid tells whether its writer lives). */
 function tempPath(path: string): string {

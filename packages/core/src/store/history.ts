@@ -1,5 +1,5 @@
 import { open, readFile } from 'node:fs/promises';
-import { terminalJson } from '../terminal-text.js';
+import { terminalJson } from '../text/index.js';
 
 /** One line of `history.jsonl`. `type` names the event; other fields depend on it. */
 export interface HistoryEvent {

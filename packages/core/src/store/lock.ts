@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import lockfile from 'proper-lockfile';
-import { OrangeError } from '../errors.js';
+import { OrangeError } from '../errors/index.js';
 
 export interface LockOptions {
   /** Give up after about this long waiting for another holder. */

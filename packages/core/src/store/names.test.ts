@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { OrangeError } from '../errors.js';
+import { OrangeError } from '../errors/errors.js';
 import { sandbox } from '../../test/fixtures.js';
 import { assertBranchName, assertProjectName, assertTaskId, branchNameProblem, newTaskId, projectNameProblem } from './names.js';
 import { OrangePaths } from './paths.js';

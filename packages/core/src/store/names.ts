@@ -1,6 +1,6 @@
 import { customAlphabet } from 'nanoid';
-import { OrangeError } from '../errors.js';
-import { TASK_ID_PATTERN } from '../task.js';
+import { OrangeError } from '../errors/index.js';
+import { TASK_ID_PATTERN } from '../task/index.js';
 
 const ALPHANUMERIC = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const generate = customAlphabet(ALPHANUMERIC, 21);

@@ -2,7 +2,7 @@ import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join, resolve, sep } from 'node:path';
-import { OrangeError } from '../errors.js';
+import { OrangeError } from '../errors/index.js';
 
 const TASK_FILE = 'TASK.md';
 const STATE_FILE = 'state.json';

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
 import { z } from 'zod';
-import { OrangeError } from '../errors.js';
+import { OrangeError } from '../errors/index.js';
 import { writeFileAtomic } from './atomic.js';
 import { withLock } from './lock.js';
 import { assertBranchName, assertProjectName, projectNameProblem } from './names.js';

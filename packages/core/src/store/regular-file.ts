@@ -1,7 +1,7 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync, type Stats } from 'node:fs';
 import { lstat, open, realpath, type FileHandle } from 'node:fs/promises';
 import { relative, isAbsolute } from 'node:path';
-import { OrangeError } from '../errors.js';
+import { OrangeError } from '../errors/index.js';
 
 /** What was read from a regular file, with the handle still open on the inode that was read. */
 export interface OpenedFile {

@@ -1,6 +1,6 @@
 import yaml from 'js-yaml';
-import { OrangeError } from '../errors.js';
-import { TASK_META_ORDER, TaskMetaSchema, type Task, type TaskMeta } from '../task.js';
+import { OrangeError } from '../errors/index.js';
+import { TASK_META_ORDER, TaskMetaSchema, type Task, type TaskMeta } from '../task/index.js';
 
 /** `---` alone on the first line (trailing blanks allowed): YAML front matter. */
 const OPENING = /^---[ \t]*\r?\n/;

@@ -1,5 +1,5 @@
 import { lstatSync } from 'node:fs';
-import type { TaskMeta } from '../task.js';
+import type { TaskMeta } from '../task/index.js';
 import { writeFileAtomic } from './atomic.js';
 import type { OrangePaths } from './paths.js';
 import { openRegularFile } from './regular-file.js';

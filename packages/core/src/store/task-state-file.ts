@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { OrangeError } from '../errors.js';
-import { TaskMetaSchema } from '../task.js';
+import { OrangeError } from '../errors/index.js';
+import { TaskMetaSchema } from '../task/index.js';
 import { writeFileAtomic } from './atomic.js';
 import { readRegularFileSync } from './regular-file.js';
 import { FREE_FIELDS, type FreeField, type TaskState } from './task-state.js';

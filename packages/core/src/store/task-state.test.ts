@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { TaskMeta } from '../task.js';
+import type { TaskMeta } from '../task/task.js';
 import { newTaskMeta } from './task-file.js';
 import { reconcile, RENDER_MEMORY, sealedFingerprint, stateAfterRender, type TaskState } from './task-state.js';
 

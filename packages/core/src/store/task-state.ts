@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { TaskMeta } from '../task.js';
+import type { TaskMeta } from '../task/index.js';
 
 /**
  * Front matter fields a person or an agent may change by editing TASK.md. Every other field is

@@ -1,6 +1,6 @@
 import { lstat, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { AgentRole } from '../task.js';
+import type { AgentRole } from '../task/index.js';
 import type { OrangePaths } from './paths.js';
 
 /** Bytes of one transcript file before it is rotated to `<file>.1` (one older part is kept). */

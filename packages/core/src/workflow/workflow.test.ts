@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { NOOP_ACTIONS, recordingPlugin } from '../../test/fixtures.js';
-import { OrangeError, WorkflowInvalid } from '../errors.js';
-import { builtinGates } from '../gates.js';
+import { OrangeError, WorkflowInvalid } from '../errors/errors.js';
+import { builtinGates } from './gates.js';
 import { Orange } from '../orange.js';
 import { classicWorkflow } from './classic.js';
 import { defaultWorkflow } from './default.js';

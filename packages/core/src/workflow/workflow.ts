@@ -1,5 +1,5 @@
-import { WorkflowInvalid } from '../errors.js';
-import { evaluateGuard, guardsOverlap, parseGuard, type Guard } from '../guard.js';
+import { WorkflowInvalid } from '../errors/index.js';
+import { evaluateGuard, guardsOverlap, parseGuard, type Guard } from './guard.js';
 import {
   WorkflowSchema,
   type ExitRule,

@@ -1,0 +1,3 @@
+// The config room's door: what other rooms (and the public index) may import from it.
+export * from './config.js';
+export * from './loaders.js';
