@@ -36,7 +36,7 @@ const withoutCommandGlob: Plugin = {
 /**
  * V8 drops a script's dynamic-import callback when the script comes from a code cache (Node 20),
  * so every `import()` left in the bundle (a config file, jiti, oclif loading a module) calls
- * `__orangeImport` instead: src/code-cache.ts passes a function that imports from an ES module;
+ * `__orangeImport` instead: src/startup/code-cache.ts passes a function that imports from an ES module;
  * required the ordinary way (oclif's manifest at build time), the bundle imports by itself. A
  * dynamic import in a form this does not rewrite fails the build instead of a user's call.
  */
@@ -76,7 +76,7 @@ function bundledVersions(): Record<string, string> {
 
 // The CLI is one CommonJS bundle, `dist/main.cjs`: oclif, @orange/core, zod and the built-in
 // plugins are inlined, so a call reads one file instead of ~300, and bin/run.js loads it through
-// a V8 code cache (src/code-cache.ts) so it is not parsed and compiled again on every call —
+// a V8 code cache (src/startup/code-cache.ts) so it is not parsed and compiled again on every call —
 // agents call orange constantly. CommonJS because Node 20 can only feed cached code to a script,
 // not to an ES module. What only some commands need (plugins, cosmiconfig, the demo) sits behind
 // dynamic imports, which esbuild turns into functions that run on first use. oclif finds the
@@ -105,7 +105,7 @@ const bundle = packageBuild({
 // entry: it is a command (`bin`), and a program that wants Orange imports @orange/core.
 const scripts = packageBuild({
   entry: {
-    'code-cache': 'src/code-cache.ts',
+    'code-cache': 'src/startup/code-cache.ts',
     'agent-wrapper': '../../plugins/tmux/src/agent-wrapper.ts',
     'window-reaper': '../../plugins/tmux/src/window-reaper.ts',
     // And the process tmux pipe-pane feeds each agent's output to (`transcriptWriterPath`).

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clip, historyLine, table } from '../src/render.js';
+import { clip, historyLine, table } from '../src/output/render.js';
 
 describe('table', () => {
   it('pads columns to the width of the cleaned cells, each row on one line', () => {

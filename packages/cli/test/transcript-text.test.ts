@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TranscriptText } from '../src/transcript-text.js';
+import { TranscriptText } from '../src/output/transcript-text.js';
 
 const text = (...chunks: string[]) => {
   const t = new TranscriptText();

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { editSection, errorOf, recordingPlugin, sandbox, type Sandbox } from '../test/fixtures.js';
 import { OrangeError } from './errors/errors.js';
 import { Orange } from './orange.js';
-import type { Harness, OrangePlugin } from './plugin/plugin.js';
+import type { Harness, OrangePlugin } from './plugin/index.js';
 import { newTaskId } from './store/names.js';
 import { OrangePaths } from './store/paths.js';
 import { newTaskMeta } from './store/task-file.js';

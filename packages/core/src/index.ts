@@ -1,3 +1,4 @@
+// The public API of @orange/core: each room's door, re-exported; nothing else.
 export { OrangeError, TransitionRefused, WorkflowInvalid, isOrangeError, type ErrorCode } from './errors/index.js';
 export { parseGuard, evaluateGuard, guardsOverlap, type Guard, type GuardOperator, type GuardLiteral, type GuardParse } from './workflow/index.js';
 export { parseSections, setSection, sectionNameProblem, strayHeading, type Sections } from './task/index.js';
@@ -20,8 +21,8 @@ export { pipelineWorkflow } from './workflow/index.js';
 export { renderPrompt } from './workflow/index.js';
 export { decideExit, type ExitDecision } from './workflow/index.js';
 export { isHeld } from './store/index.js';
+export { Engine } from './engine/index.js';
 export {
-  Engine,
   type TaskRef,
   type TransitionOptions,
   type MoveNotification,
@@ -33,7 +34,7 @@ export {
   type TaskRequest,
   type RequestResult,
   type ActionFailure,
-} from './engine/index.js';
+} from './plugin/index.js';
 export {
   createHooks,
   type OrangeHooks,
@@ -61,22 +62,11 @@ export {
   type Classification,
   type PipelineNoticeEvent,
 } from './plugin/index.js';
-export {
-  Notifications,
-  NotificationsConfigSchema,
-  NOTIFICATION_PRIORITIES,
-  STATUS_PRIORITIES,
-  OUTBOX_GRACE_MS,
-  type Notification,
-  type NotificationDelivery,
-  type NotificationInput,
-  type NotificationPriority,
-  type NotificationTask,
-  type NotificationsConfig,
-  type Notifier,
-} from './notifications/index.js';
+export { Notifications, OUTBOX_GRACE_MS, type NotificationDelivery } from './notifications/index.js';
+export { NotificationsConfigSchema, NOTIFICATION_PRIORITIES, STATUS_PRIORITIES, type NotificationPriority, type NotificationsConfig } from './config/index.js';
+export type { Notification, NotificationInput, NotificationTask, Notifier, OutboxDeliveryOptions } from './plugin/index.js';
 export { NotificationOutbox, type OutboxEntry } from './notifications/index.js';
-export { OutboxDeliverer, type OutboxDeliveryOptions, type OutboxRouting } from './notifications/index.js';
+export { OutboxDeliverer, type OutboxRouting } from './notifications/index.js';
 export {
   definePlugin,
   parsePluginOptions,
@@ -104,7 +94,8 @@ export {
 } from './plugin/index.js';
 export { Orange, type OrangeOptions } from './orange.js';
 export { noopActions, pluginActions, workflowActions, type NoopActionsOptions } from './plugin/index.js';
-export { defineConfig, loadConfig, configSearchStart, configFilesIn, parseConfig, ConfigSchema, CONFIG_SEARCH_PLACES, type OrangeConfig, type OrangeConfigInput, type LoadedConfig, type LoadConfigOptions } from './config/index.js';
+export { loadConfig, configSearchStart, configFilesIn, parseConfig, ConfigSchema, CONFIG_SEARCH_PLACES, type OrangeConfig, type ConfigInput, type PluginEntry, type LoadedConfig, type LoadConfigOptions } from './config/index.js';
+export { defineConfig, type OrangeConfigInput } from './plugin/index.js';
 export type { SharedModules } from './config/index.js';
 export { Logger, LOG_LEVELS, LOG_ROTATE_BYTES, type LogLevel, type LogRecord } from './log/index.js';
 export { OrangePaths } from './store/index.js';

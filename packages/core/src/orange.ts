@@ -1,23 +1,12 @@
-import { parseConfig, type OrangeConfig } from './config/index.js';
-import { configThrowPlace } from './config/index.js';
+import { configThrowPlace, parseConfig, type OrangeConfig } from './config/index.js';
 import { Engine } from './engine/index.js';
 import { isOrangeError, OrangeError } from './errors/index.js';
-import { builtinGates, type Gate } from './workflow/index.js';
-import { createHooks, type OrangeHooks } from './plugin/index.js';
 import { Logger } from './log/index.js';
-import type { Harness, OrangePlugin, Slots } from './plugin/index.js';
-import { coreActions } from './plugin/index.js';
-import { coreNotifications } from './notifications/index.js';
-import { Notifications, type NotificationDelivery } from './notifications/index.js';
-import { OrangePaths } from './store/index.js';
-import { ProjectStore } from './store/index.js';
-import { TaskStore } from './store/index.js';
+import { coreNotifications, Notifications, type NotificationDelivery } from './notifications/index.js';
+import { coreActions, createHooks, type Harness, type Orange as OrangeApi, type OrangeHooks, type OrangePlugin, type Slots } from './plugin/index.js';
+import { OrangePaths, ProjectStore, TaskStore } from './store/index.js';
 import type { AgentRole, TaskMeta } from './task/index.js';
-import { classicWorkflow } from './workflow/index.js';
-import { defaultWorkflow } from './workflow/index.js';
-import { pipelineWorkflow } from './workflow/index.js';
-import type { WorkflowInput } from './workflow/index.js';
-import { Workflow } from './workflow/index.js';
+import { builtinGates, classicWorkflow, defaultWorkflow, pipelineWorkflow, Workflow, type Gate, type WorkflowInput } from './workflow/index.js';
 
 export interface OrangeOptions {
   /** Data root; default from `$ORANGE_HOME`. */
@@ -47,10 +36,34 @@ export interface OrangeOptions {
 const BUILTIN_WORKFLOWS: readonly WorkflowInput[] = [defaultWorkflow, classicWorkflow, pipelineWorkflow];
 
 /**
- * One Orange instance: the bus, the stores, the registered gates, harnesses and workflows,
- * the filled slots, and the engine. Plugins receive it in `apply`.
+ * The composition root: builds one Orange instance — the bus, the stores, the engine, the
+ * notifications — applies the plugins, and checks the workflows against what they provide. The
+ * rooms below never import this file; they see the instance through the `Orange` interface of the
+ * plugin room, which this class implements.
  */
-export class Orange {
+export interface Orange extends OrangeApi {}
+
+/**
+ * One Orange instance, as plugins and every part of Orange see it (the plugin room's interface).
+ * `Orange.create(config, options)` builds one; `x instanceof Orange` holds for what it built.
+ */
+export abstract class Orange {
+  /**
+   * Builds an instance: applies the core plugin, the built-in plugins (unless replaced by a
+   * config plugin of the same name, or `defaults: false`), then the config's plugins, and
+   * validates the configured workflow against what they provide.
+   */
+  static create(config: OrangeConfig | Record<string, unknown> = {}, options: OrangeOptions = {}): Promise<Orange> {
+    return OrangeRoot.build(config, options);
+  }
+
+  /** `instanceof Orange` holds for every instance `create` built (a plugin may check it). */
+  static [Symbol.hasInstance](value: unknown): boolean {
+    return value instanceof OrangeRoot;
+  }
+}
+
+class OrangeRoot implements OrangeApi {
   readonly hooks: OrangeHooks = createHooks();
   readonly paths: OrangePaths;
   readonly store: TaskStore;
@@ -100,11 +113,12 @@ export class Orange {
    * config plugin of the same name, or `defaults: false`), then the config's plugins, and
    * validates the configured workflow against what they provide.
    */
-  static async create(config: OrangeConfig | Record<string, unknown> = {}, options: OrangeOptions = {}): Promise<Orange> {
+  static async build(config: OrangeConfig | Record<string, unknown> = {}, options: OrangeOptions = {}): Promise<Orange> {
     const parsed = isParsedConfig(config) ? config : parseConfig(config, options.configFile ?? null);
-    const orange = new Orange(parsed, options);
+    const orange = new OrangeRoot(parsed, options);
     if (options.store === undefined) await orange.paths.checkHome();
-    const configured = parsed.plugins;
+    // The config room checked each plugin's shape (a name and an apply); here it gets its full type.
+    const configured = parsed.plugins as OrangePlugin[];
     const builtins = parsed.defaults && options.defaultPlugins ? options.defaultPlugins() : [];
     const builtinNames = new Set(builtins.map((p) => p.name));
     // A config plugin named like a built-in takes the built-in's place, so that re-listing

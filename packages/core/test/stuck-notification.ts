@@ -1,4 +1,4 @@
-import type { Notification } from '../src/notifications/notifications.js';
+import type { Notification } from '../src/index.js';
 
 /** A notification as an outbox entry carries it: task `id` is stuck (for tests of the outbox, here and in e2e). */
 export function stuckNotification(id: string): Notification {

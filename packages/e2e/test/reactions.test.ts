@@ -90,10 +90,16 @@ describe('notifications and pull request reactions, end to end', () => {
       },
     });
     const gh = await standInGh(box.dir);
+    // One pass that looked at every task: a pass never waits for a task another process is moving
+    // (here the task's own move that just ended), it lists it busy and the next pass takes it.
     const monitor = async () => {
-      const result = await box!.orange(['monitor', '--once', '--json'], { env: gh.env });
-      expect(result.code, result.stderr).toBe(0);
-      return JSON.parse(result.stdout) as MonitorReport;
+      for (let pass = 1; ; pass++) {
+        const result = await box!.orange(['monitor', '--once', '--json'], { env: gh.env });
+        expect(result.code, result.stderr).toBe(0);
+        const report = JSON.parse(result.stdout) as MonitorReport & { busy: string[] };
+        if (report.busy.length === 0 || pass === 20) return report;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
     };
 
     // A task reaches reviewing (ready for a human): an `action` notification to both.

@@ -1,13 +1,6 @@
 import { existsSync } from 'node:fs';
 import {
   OrangeError,
-  isHeld,
-  isOrangeError,
-  listProcesses,
-  processesInside,
-  stopProcesses,
-  taskProcessesInside,
-  withAncestors,
   type ActionContext,
   type DiffStat,
   type GcResult,
@@ -16,32 +9,34 @@ import {
   type Project,
   type TaskMeta,
   type TransitionEvent,
-  type Workflow,
   type WorkspaceInfo,
   type WorkspaceProvider,
 } from '@orange/core';
+import { collectWorktrees, listFiles, resetIfBound } from './clean-up.js';
 import { Git } from './git.js';
 import type { WorktreePoolOptions } from './options.js';
-import { PoolFile, slotNumber, type PoolEntry, type PoolState } from './pool-file.js';
+import { PoolFile, slotNumber } from './pool-file.js';
+import type { PoolParts } from './pool-parts.js';
 import { ProjectRepo, TASK_LINK } from './project-repo.js';
+import { startQueued } from './queue.js';
+import { reserve } from './reservation.js';
 
 /** The name the plugin taps the bus and fills the slot with. */
 export const PLUGIN_NAME = 'worktree-pool';
 
-type Reservation = { readonly entry: PoolEntry } | { readonly exhausted: string };
-
 /**
  * A per-project pool of git worktrees under `$ORANGE_HOME/workspaces`. The pool file is the
- * only record of who holds what; every change to it happens under the pool lock.
+ * only record of who holds what; every change to it happens under the pool lock. Reserving
+ * (reservation.ts), giving back (clean-up.ts) and the queue (queue.ts) are its parts.
  */
-export class WorktreePool implements WorkspaceProvider {
+export class WorktreePool implements WorkspaceProvider, PoolParts {
   readonly name = PLUGIN_NAME;
+  readonly file: PoolFile;
+  readonly log: Logger;
   private readonly git: Git;
-  private readonly file: PoolFile;
-  private readonly log: Logger;
 
   constructor(
-    private readonly orange: Orange,
+    readonly orange: Orange,
     private readonly options: WorktreePoolOptions,
   ) {
     this.git = new Git(options.gitBin);
@@ -58,7 +53,7 @@ export class WorktreePool implements WorkspaceProvider {
     const meta = event.task.meta;
     if (!event.transition.hooks.includes('acquire_workspace') || meta.workspace) return undefined;
     const project = await this.orange.projects.get(meta.project);
-    const reservation = await this.reserve(meta, project);
+    const reservation = await reserve(this, meta, project);
     if ('exhausted' in reservation) {
       this.log.info('transition refused: pool exhausted', { task: meta.id, project: meta.project, from: event.from, to: event.to });
       return reservation.exhausted;
@@ -72,7 +67,7 @@ export class WorktreePool implements WorkspaceProvider {
     const project = await this.orange.projects.get(meta.project);
     const repo = this.repo(project);
     // Usually found already reserved by reserveForTransition; created-in-place tasks reserve here.
-    const reservation = await this.reserve(meta, project);
+    const reservation = await reserve(this, meta, project);
     if ('exhausted' in reservation) throw new OrangeError('E_POOL_EXHAUSTED', reservation.exhausted, { project: project.name });
     const path = reservation.entry.path;
     if (meta.workspace !== path) {
@@ -100,7 +95,7 @@ export class WorktreePool implements WorkspaceProvider {
     const entry = state.workspaces.find((e) => e.task === meta.id) ?? state.workspaces.find((e) => e.path === meta.workspace);
     if (!entry && !meta.workspace) return;
     const project = (await this.orange.projects.list()).find((p) => p.name === meta.project);
-    const freed = entry?.task === meta.id && (await this.resetIfBound(entry, meta.id, project, { discard: false, fetch: true }));
+    const freed = entry?.task === meta.id && (await resetIfBound(this, entry, meta.id, project, { discard: false, fetch: true }));
     if (!entry || !freed) {
       // Not bound to this task in the pool (freed by gc, or given to another task since): resetting
       // it could clobber whoever holds it now, so only the task's own field is cleared.
@@ -111,7 +106,7 @@ export class WorktreePool implements WorkspaceProvider {
     if (meta.workspace !== null) await ctx.update({ workspace: null });
     await ctx.record({ type: 'workspace.released', workspace: entry.path });
     ctx.defer(async () => {
-      await this.startQueued(meta.project, { log: ctx.log });
+      await startQueued(this, meta.project, { log: ctx.log });
     });
   }
 
@@ -120,7 +115,7 @@ export class WorktreePool implements WorkspaceProvider {
    * A refusal (pool still exhausted) or an empty queue is not an error: the queue simply waits.
    */
   async spawnNext(ctx: ActionContext): Promise<void> {
-    await this.startQueued(ctx.task.meta.project, { log: ctx.log, except: ctx.task.meta.id, announce: true });
+    await startQueued(this, ctx.task.meta.project, { log: ctx.log, except: ctx.task.meta.id, announce: true });
   }
 
   /**
@@ -129,51 +124,7 @@ export class WorktreePool implements WorkspaceProvider {
    * is moving meanwhile is skipped; a veto of one task (a plugin's) does not hold up the others.
    */
   async startQueued(project: string, options: { readonly log?: Logger; readonly except?: string; readonly announce?: boolean } = {}): Promise<string[]> {
-    const { log = this.log, except } = options;
-    const workflow = await this.orange.workflowForProject(project);
-    const { tasks } = await this.orange.store.list(project);
-    const waiting = tasks
-      .filter((t) => t.meta.status === workflow.initial && t.meta.id !== except)
-      .sort((a, b) => a.meta.created_at.localeCompare(b.meta.created_at) || a.meta.id.localeCompare(b.meta.id));
-    // A task put aside (--no-spawn) is not in the queue: only `orange task spawn` starts it.
-    const held = await Promise.all(waiting.map(async (t) => isHeld(await this.orange.store.history(project, t.meta.id))));
-    const queue = waiting.filter((_, i) => !held[i]);
-    if (queue.length === 0) {
-      // Asked for by a move (spawn_next), an empty queue is worth a line; on every monitor pass it is not.
-      if (options.announce) log.info('no pending task to spawn', { project });
-      return [];
-    }
-    const started: string[] = [];
-    for (const next of queue) {
-      if (!(await this.hasRoom(project))) {
-        log.info('pending tasks wait for a worktree', { project, waiting: queue.length - started.length });
-        break;
-      }
-      try {
-        await this.orange.engine.spawn({ project, id: next.meta.id });
-        started.push(next.meta.id);
-        log.info('spawned next pending task', { project, task: next.meta.id, ...(except ? { after: except } : {}) });
-      } catch (error) {
-        // By code, not instanceof: the engine may come from another copy of @orange/core (the CLI's bundle).
-        if (isOrangeError(error) && ['E_VETOED', 'E_NOT_ALLOWED', 'E_TASK_NOT_FOUND', 'E_LOCKED', 'E_TAMPERED'].includes(error.code)) {
-          log.info('skipping pending task', { project, task: next.meta.id, reason: error.message });
-          continue;
-        }
-        throw error;
-      }
-    }
-    return started;
-  }
-
-  /** True when a task of `project` could be given a worktree now (as `reserve` would decide, without binding one). */
-  private async hasRoom(project: string): Promise<boolean> {
-    const size = (await this.orange.projects.get(project)).pool_size;
-    const mine = (await this.file.read()).workspaces.filter((e) => e.project === project);
-    const unheld = mine.filter((e) => e.task === null);
-    if (mine.length - unheld.length >= size) return false;
-    if (mine.length < size) return true;
-    const busy = await this.busyWorktrees(unheld);
-    return unheld.some((e) => !busy.has(e.path));
+    return startQueued(this, project, options);
   }
 
   /**
@@ -291,228 +242,14 @@ export class WorktreePool implements WorkspaceProvider {
    * (`busy`): under `withoutLockWaits` (the monitor) its lock is not waited for.
    */
   async gc(project?: string): Promise<GcResult> {
-    const { workspaces } = await this.file.read();
-    const bound = workspaces.filter((e) => e.task !== null && (project === undefined || e.project === project));
-    const freed: WorkspaceInfo[] = [];
-    const busy: string[] = [];
-    const fetched = new Set<string>();
-    const projects = await this.orange.projects.list();
-    for (const name of new Set(bound.map((e) => e.project))) {
-      // The listing (an index checked against the files) says which tasks could be done with their
-      // worktree; only those are read again, under their lock. Most belong to tasks still at work.
-      const { tasks } = await this.orange.store.list(name);
-      const statuses = new Map(tasks.map((t) => [t.meta.id, t.meta.status]));
-      const workflow = await this.orange.workflowForProject(name);
-      const repo = projects.find((p) => p.name === name);
-      for (const entry of bound.filter((e) => e.project === name)) {
-        const taskId = entry.task as string;
-        try {
-          if (await this.collect(entry, taskId, statuses.get(taskId), workflow, repo, fetched)) freed.push({ ...entry });
-        } catch (error) {
-          if (isOrangeError(error) && error.code === 'E_LOCKED') busy.push(taskId);
-          else this.log.warn('gc skipped a worktree', { workspace: entry.name, task: taskId, error: error instanceof Error ? error.message : String(error) });
-        }
-      }
-    }
-    const started: string[] = [];
-    for (const name of project !== undefined ? [project] : projects.map((p) => p.name)) {
-      try {
-        started.push(...(await this.startQueued(name)));
-      } catch (error) {
-        this.log.warn('gc could not start queued tasks', { project: name, error: error instanceof Error ? error.message : String(error) });
-      }
-    }
-    if (freed.length > 0 || busy.length > 0 || started.length > 0) {
-      this.log.info('gc done', { freed: freed.map((e) => e.name), ...(busy.length ? { busy } : {}), ...(started.length ? { started } : {}) });
-    }
-    return { freed, busy, started };
-  }
-
-  /**
-   * Frees `entry` if its task is gone, terminal or still initial (`listed`: its status in the
-   * listing, undefined when it was not listed); false when it is kept.
-   */
-  private async collect(entry: PoolEntry, taskId: string, listed: string | undefined, workflow: Workflow, project: Project | undefined, fetched: Set<string>): Promise<boolean> {
-    const collectable = (status: string) => workflow.isTerminal(status) || status === workflow.initial;
-    if (listed !== undefined && !collectable(listed)) return false;
-    if (listed === undefined) {
-      // Not listed: deleted, or unreadable (which is not a reason to take its worktree).
-      const gone = await this.orange.store.read(entry.project, taskId).then(
-        () => false,
-        (error: unknown) => {
-          if (isOrangeError(error) && error.code === 'E_TASK_NOT_FOUND') return true;
-          throw error;
-        },
-      );
-      if (gone) return this.gcReset(entry, taskId, project, true, 'its task no longer exists', fetched);
-    }
-    return this.orange.store.withTaskLock(entry.project, taskId, async () => {
-      // Re-read under the lock: a transition may have moved the task on meanwhile.
-      const fresh = await this.orange.store.read(entry.project, taskId);
-      const status = fresh.meta.status;
-      if (!collectable(status)) return false;
-      const reason = workflow.isTerminal(status) ? `its task is ${status}` : `its task is still ${status} (stale reservation)`;
-      const released = await this.gcReset(entry, taskId, project, status === 'cancelled', reason, fetched);
-      if (released && fresh.meta.workspace !== null) {
-        await this.orange.store.update(entry.project, taskId, { workspace: null });
-        await this.orange.store.appendHistory(entry.project, taskId, { type: 'workspace.released', workspace: entry.path, by: 'gc' });
-      }
-      return released;
-    });
-  }
-
-  /** gc's reset: a refusal (uncommitted changes, a process that survived SIGKILL) is logged and keeps the worktree bound. */
-  private async gcReset(entry: PoolEntry, taskId: string, project: Project | undefined, discard: boolean, reason: string, fetched: Set<string>): Promise<boolean> {
-    try {
-      const freed = await this.resetIfBound(entry, taskId, project, { discard, fetch: project !== undefined && !fetched.has(project.name), reason });
-      if (project) fetched.add(project.name);
-      if (freed) this.log.info('gc freed worktree', { workspace: entry.name, task: taskId, reason });
-      else this.log.info('gc left a worktree alone: it is no longer bound to the task it looked at', { workspace: entry.name, task: taskId });
-      return freed;
-    } catch (error) {
-      if (!(isOrangeError(error) && error.code === 'E_WORKSPACE')) throw error;
-      this.log.warn('gc left a worktree bound', { workspace: entry.name, task: taskId, reason: error.message });
-      return false;
-    }
-  }
-
-  /**
-   * The one way a worktree is reset and freed. Under the pool lock it checks that `entry` is still
-   * bound to `taskId` — a worktree freed and handed to the next task meanwhile is left alone (false)
-   * — then stops the task's own processes in it, refuses uncommitted changes unless `discard`,
-   * resets it to the base and frees it (true). While it works the worktree stays bound to `taskId`,
-   * so nobody is handed it half reset. Throws E_WORKSPACE (the worktree stays bound) on a refusal.
-   */
-  private async resetIfBound(
-    entry: PoolEntry,
-    taskId: string,
-    project: Project | undefined,
-    options: { readonly discard: boolean; readonly fetch: boolean; readonly reason?: string },
-  ): Promise<boolean> {
-    const repo = project && existsSync(entry.path) ? this.repo(project) : null;
-    // The network stays outside the pool lock; the reset below only needs the refs fetched.
-    if (repo && options.fetch) await repo.fetch();
-    return this.file.mutate(async (state) => {
-      const current = state.workspaces.find((e) => e.path === entry.path);
-      if (current?.task !== taskId) return { result: false };
-      if (repo && existsSync(entry.path)) {
-        await this.stopTaskProcesses(current, taskId);
-        const changed = await repo.changedFiles(entry.path);
-        if (changed.length > 0 && !options.discard) {
-          throw new OrangeError(
-            'E_WORKSPACE',
-            `worktree ${entry.name} (${entry.path}) has uncommitted changes (${listFiles(changed)}); commit or discard them, then free it with: orange workspace gc`,
-            { workspace: entry.path, files: changed },
-          );
-        }
-        if (changed.length > 0) this.log.warn('gc discarding uncommitted changes', { workspace: entry.name, task: taskId, reason: options.reason, files: changed });
-        await repo.reset(entry.path);
-      }
-      const workspaces = state.workspaces.map((e) => (e.path === entry.path ? { ...e, task: null } : e));
-      this.log.info('worktree freed', { task: taskId, workspace: entry.path });
-      return { state: { ...state, workspaces }, result: true };
-    });
-  }
-
-  /**
-   * Binds a worktree to the task under the pool lock: the one it already holds, else a free one
-   * (the task's recorded workspace first), else a new one while the project is below pool_size.
-   */
-  private async reserve(meta: TaskMeta, project: Project): Promise<Reservation> {
-    return this.file.mutate<Reservation>(async (state) => {
-      const held = state.workspaces.find((e) => e.task === meta.id);
-      if (held) return { result: { entry: held } };
-      const mine = state.workspaces.filter((e) => e.project === project.name);
-      const inUse = mine.filter((e) => e.task !== null).length;
-      if (inUse >= project.pool_size) {
-        return {
-          result: {
-            exhausted: `workspace pool for project ${project.name} is exhausted (${inUse} of ${project.pool_size} in use); the task stays ${meta.status}`,
-          },
-        };
-      }
-      const unheld = mine.filter((e) => e.task === null).sort((a, b) => slotNumber(a) - slotNumber(b));
-      // A worktree something still runs in (a previous task's leftover process) is never handed out.
-      const busy = await this.busyWorktrees(unheld);
-      const free = unheld.filter((e) => !busy.has(e.path));
-      if (free.length === 0 && mine.length >= project.pool_size) {
-        return {
-          result: {
-            exhausted: `workspace pool for project ${project.name} is exhausted (${inUse} of ${project.pool_size} in use, ${busy.size} more with processes still running in them); the task stays ${meta.status}`,
-          },
-        };
-      }
-      const chosen = free.find((e) => e.path === meta.workspace) ?? free[0] ?? this.newEntry(project, mine);
-      // Created (or re-created, if deleted by hand) under the lock so no one is handed a half-made worktree.
-      await this.repo(project).addWorktree(chosen.path);
-      const entry: PoolEntry = { ...chosen, task: meta.id };
-      const workspaces = state.workspaces.some((e) => e.path === chosen.path)
-        ? state.workspaces.map((e) => (e.path === chosen.path ? entry : e))
-        : [...state.workspaces, entry];
-      this.log.info('worktree reserved', { task: meta.id, workspace: entry.name });
-      return { state: { ...state, workspaces }, result: { entry } };
-    });
-  }
-
-  /** The worktrees among `entries` that some process still works in (none when this system cannot tell). */
-  private async busyWorktrees(entries: readonly PoolEntry[]): Promise<Set<string>> {
-    const paths = entries.map((e) => e.path).filter((p) => existsSync(p));
-    if (paths.length === 0) return new Set();
-    const inside = await processesInside(paths);
-    if (inside === null) {
-      this.log.debug('cannot see process working directories (no /proc, no lsof); not checking worktrees for processes');
-      return new Set();
-    }
-    const busy = new Set([...inside].filter(([, procs]) => procs.length > 0).map(([path]) => path));
-    for (const path of busy) this.log.info('worktree skipped: processes still running in it', { workspace: path, pids: inside.get(path)!.map((p) => p.pid) });
-    return busy;
-  }
-
-  /**
-   * Stops the task's own processes working inside the worktree (SIGTERM, then SIGKILL): its agents
-   * and what they started, known by the task id in their environment. Never anyone else's — a
-   * person's shell, another task's agent, a tmux server — and never the calling process or its
-   * ancestors (an agent cancelling its own task must be able to finish the call).
-   */
-  private async stopTaskProcesses(entry: PoolEntry, taskId: string): Promise<void> {
-    const owned = await taskProcessesInside(entry.path, taskId);
-    if (owned === null) {
-      this.log.debug('cannot read other processes\' environments here; not stopping processes in the worktree', { workspace: entry.name });
-      return;
-    }
-    const caller = withAncestors(await listProcesses());
-    const found = owned.filter((p) => !caller.has(p.pid));
-    if (found.length === 0) return;
-    const keys = new Set(found.map((p) => `${p.pid}:${p.start}`));
-    const survivors = await stopProcesses((table) => table.filter((p) => keys.has(`${p.pid}:${p.start}`)), { signalNow: true });
-    const stopped = found.filter((p) => !survivors.some((s) => s.pid === p.pid)).map((p) => p.pid);
-    if (stopped.length > 0) this.log.info('stopped processes left in the worktree', { workspace: entry.name, task: taskId, pids: stopped });
-    if (survivors.length > 0) {
-      const pids = survivors.map((p) => p.pid);
-      throw new OrangeError('E_WORKSPACE', `worktree ${entry.name} (${entry.path}) still has running processes after SIGKILL (pid ${pids.join(', ')}); it stays bound to task ${taskId}`, {
-        workspace: entry.path,
-        pids,
-      });
-    }
-  }
-
-  private newEntry(project: Project, existing: readonly PoolEntry[]): PoolEntry {
-    const used = new Set(existing.map(slotNumber));
-    let n = 1;
-    while (used.has(n)) n++;
-    return { name: `${project.name}--${n}`, project: project.name, path: this.orange.paths.workspaceDir(project.name, n), task: null };
+    return collectWorktrees(this, project);
   }
 
   private excludes(): string[] {
     return [TASK_LINK, ...[...this.orange.harnesses.values()].flatMap((h) => h.excludes)];
   }
 
-  private repo(project: Project): ProjectRepo {
+  repo(project: Project): ProjectRepo {
     return new ProjectRepo(project, this.git, this.options.remote, this.log);
   }
-}
-
-function listFiles(files: readonly string[]): string {
-  const shown = files.slice(0, 5).join(', ');
-  return files.length > 5 ? `${shown} and ${files.length - 5} more` : shown;
 }

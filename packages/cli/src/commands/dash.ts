@@ -1,8 +1,8 @@
 import * as Flags from '@oclif/core/flags';
 import { isOrangeError, OrangeError, type Orange } from '@orange/core';
-import { OrangeCommand } from '../base-command.js';
-import { inferProject } from '../locate.js';
-import { freeProjectName, inspectRepository, type RepositoryFacts } from '../repository.js';
+import { OrangeCommand } from '../command/base-command.js';
+import { inferProject } from '../command/locate.js';
+import { freeProjectName, inspectRepository, type RepositoryFacts } from '../init/repository.js';
 
 export default class Dash extends OrangeCommand {
   static override summary = 'Open the dashboard: every task and agent on one screen, live (plain `orange` in a terminal does too).';

@@ -4,7 +4,7 @@ import { isatty } from 'node:tty';
 import { join } from 'node:path';
 import * as Flags from '@oclif/core/flags';
 import { onSignals, OrangeError } from '@orange/core';
-import { OrangeCommand } from '../base-command.js';
+import { OrangeCommand } from '../command/base-command.js';
 
 export default class Demo extends OrangeCommand {
   static override summary = "Run Orange's main job in a throwaway sandbox: three tasks, real tmux and worktrees, scripted agents.";
@@ -26,7 +26,7 @@ export default class Demo extends OrangeCommand {
     if (flags.dash && (!process.stdin.isTTY || !process.stdout.isTTY)) {
       throw new OrangeError('E_USAGE', 'demo --dash needs a terminal for the dashboard (standard input or output is not one); run the demo without --dash');
     }
-    const { runDemo, DemoError } = await import('../demo.js');
+    const { runDemo, DemoError } = await import('../demo/demo.js');
     const print = (line: string) => {
       if (!this.json) this.log(line);
     };

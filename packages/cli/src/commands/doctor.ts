@@ -1,7 +1,7 @@
 import { dirname, relative } from 'node:path';
 import { inlineText, isOrangeError } from '@orange/core';
-import { OrangeCommand } from '../base-command.js';
-import { EXIT_REFUSED, writeError } from '../error-output.js';
+import { OrangeCommand } from '../command/base-command.js';
+import { EXIT_REFUSED, writeError } from '../command/error-output.js';
 
 export default class Doctor extends OrangeCommand {
   static override summary = 'Show what the config loads, from which file, and every problem (exit 1 if any).';
@@ -28,7 +28,7 @@ export default class Doctor extends OrangeCommand {
       process.exitCode = EXIT_REFUSED;
       return;
     }
-    const [{ diagnose }, { defaultPlugins }] = await Promise.all([import('../doctor.js'), import('../default-plugins.js')]);
+    const [{ diagnose }, { defaultPlugins }] = await Promise.all([import('../doctor/doctor.js'), import('../startup/default-plugins.js')]);
     const report = await diagnose(orange, defaultPlugins(), this.config.version);
     this.emit(report, () => {
       // Every cell may come from outside (a repository's package.json, a harness's --version, a

@@ -4,8 +4,8 @@ import { basename, join, relative } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import * as Flags from '@oclif/core/flags';
 import { CONFIG_SEARCH_PLACES, configFilesIn, inlineText, OrangeError, OrangePaths, writeFileAtomic, type Orange, type Project } from '@orange/core';
-import { OrangeCommand } from '../base-command.js';
-import { inspectRepository } from '../repository.js';
+import { OrangeCommand } from '../command/base-command.js';
+import { inspectRepository } from '../init/repository.js';
 
 export default class Init extends OrangeCommand {
   static override summary = 'Write a typed orange.config.ts for this repository (and a local plugin with --plugin).';
@@ -32,7 +32,7 @@ export default class Init extends OrangeCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Init);
-    const { configText, factoryName, pluginText, pluginTestText, PLUGIN_NAME } = await import('../scaffold.js');
+    const { configText, factoryName, pluginText, pluginTestText, PLUGIN_NAME } = await import('../init/scaffold.js');
     if (flags.plugin !== undefined && !PLUGIN_NAME.test(flags.plugin)) {
       throw new OrangeError('E_INVALID_INPUT', `plugin name "${inlineText(flags.plugin)}" must be kebab-case (a-z, 0-9, single dashes), e.g. notify-slack`);
     }
@@ -126,7 +126,7 @@ function wiringHint(config: string, plugin: string, factory: string): string {
 
 /** Orange with the built-in plugins only (for the harnesses and the project store). */
 async function builtInOrange(): Promise<Orange> {
-  const [{ Orange: OrangeClass }, { defaultPlugins }] = await Promise.all([import('@orange/core'), import('../default-plugins.js')]);
+  const [{ Orange: OrangeClass }, { defaultPlugins }] = await Promise.all([import('@orange/core'), import('../startup/default-plugins.js')]);
   return OrangeClass.create({}, { paths: OrangePaths.fromEnv(), defaultPlugins });
 }
 

@@ -2,8 +2,8 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as Flags from '@oclif/core/flags';
 import { inlineText, OrangeError, writeFileAtomic } from '@orange/core';
-import { OrangeCommand } from '../base-command.js';
-import { SKILL_MARKDOWN, SKILL_NAME } from '../skill.js';
+import { OrangeCommand } from '../command/base-command.js';
+import { SKILL_MARKDOWN, SKILL_NAME } from '../init/skill.js';
 
 export default class Install extends OrangeCommand {
   static override summary = 'Install the Orange agent skill for each installed harness (e.g. ~/.claude/skills/orange/SKILL.md).';

@@ -1,7 +1,7 @@
 import * as Flags from '@oclif/core/flags';
 import { OrangeError } from '@orange/core';
-import { OrangeCommand } from '../base-command.js';
-import { readLog, formatRecord } from '../log-reader.js';
+import { OrangeCommand } from '../command/base-command.js';
+import { readLog, formatRecord } from '../output/log-reader.js';
 
 export default class Log extends OrangeCommand {
   static override summary = "Show Orange's log ($ORANGE_HOME/orange.log), newest last.";

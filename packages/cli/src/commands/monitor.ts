@@ -1,6 +1,6 @@
 import * as Flags from '@oclif/core/flags';
 import { inlineText, Monitor, MonitorLease, onSignals, OrangeError, type MonitorReport } from '@orange/core';
-import { OrangeCommand } from '../base-command.js';
+import { OrangeCommand } from '../command/base-command.js';
 
 export default class MonitorCommand extends OrangeCommand {
   static override summary = 'Watch agents: apply exit rules to dead agents, reap orphans, sync pull requests.';

@@ -1,5 +1,5 @@
 import type { Hook } from '@oclif/core';
-import { EXIT_USAGE, writeError } from '../error-output.js';
+import { EXIT_USAGE, writeError } from '../command/error-output.js';
 
 /**
  * An unknown command is bad usage like any other: one line (a JSON error object with --json,

@@ -12,10 +12,10 @@ import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { errorOf, recordingPlugin } from '../../test/fixtures.js';
-import { configSearchStart, ConfigSchema, configTimeoutMs, defineConfig, loadConfig, parseConfig } from './config.js';
+import { configSearchStart, ConfigSchema, configTimeoutMs, loadConfig, parseConfig } from './config.js';
 import { OrangeError } from '../errors/errors.js';
 import { Orange } from '../orange.js';
-import { parsePluginOptions, type OrangePlugin } from '../plugin/plugin.js';
+import { defineConfig, parsePluginOptions, type OrangePlugin } from '../plugin/index.js';
 import { OrangePaths } from '../store/paths.js';
 import { defaultWorkflow } from '../workflow/default.js';
 

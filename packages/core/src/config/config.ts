@@ -5,18 +5,26 @@ import type { cosmiconfig as cosmiconfigFn } from 'cosmiconfig';
 import { loadJsonConfig, loadModuleConfig, loadYamlConfig, type SharedModules } from './loaders.js';
 import { isOrangeError, OrangeError } from '../errors/index.js';
 import { LOG_LEVELS } from '../log/index.js';
-import { NotificationsConfigSchema } from '../notifications/index.js';
-import type { OrangePlugin } from '../plugin/index.js';
+import { NotificationsConfigSchema } from './notifications-config.js';
 import type { OrangePaths } from '../store/index.js';
 import { ProjectStore } from '../store/index.js';
 import { WorkflowSchema, type WorkflowInput } from '../workflow/index.js';
 
-const PluginSchema = z.custom<OrangePlugin>(
+/**
+ * A plugin as the config holds it: a name and an `apply`. The plugin room, above this one, gives it
+ * its full type (`OrangePlugin`); here only its shape is checked.
+ */
+export interface PluginEntry {
+  readonly name: string;
+  apply(orange: never): unknown;
+}
+
+const PluginSchema = z.custom<PluginEntry>(
   (value) =>
     typeof value === 'object' &&
     value !== null &&
-    typeof (value as OrangePlugin).name === 'string' &&
-    typeof (value as OrangePlugin).apply === 'function',
+    typeof (value as PluginEntry).name === 'string' &&
+    typeof (value as PluginEntry).apply === 'function',
   { message: 'expected a plugin ({ name, apply }); did you forget to call the factory, e.g. tmux()?' },
 );
 
@@ -45,19 +53,14 @@ export const ConfigSchema = z
   })
   .strict();
 
-/** What a config file exports. */
-export type OrangeConfigInput = Omit<z.input<typeof ConfigSchema>, 'workflow' | 'workflows' | 'plugins'> & {
-  plugins?: OrangePlugin[];
+/** What a config file exports, with its plugins of type `Plugin` (`OrangeConfigInput` in the plugin room). */
+export type ConfigInput<Plugin = PluginEntry> = Omit<z.input<typeof ConfigSchema>, 'workflow' | 'workflows' | 'plugins'> & {
+  plugins?: Plugin[];
   workflow?: string | WorkflowInput;
   workflows?: WorkflowInput[];
 };
 /** The config after defaults. */
 export type OrangeConfig = z.output<typeof ConfigSchema>;
-
-/** Typed identity for `orange.config.ts`. */
-export function defineConfig(config: OrangeConfigInput): OrangeConfigInput {
-  return config;
-}
 
 /** Validates a loaded config object; errors name the file, the field and what was expected. */
 export function parseConfig(raw: unknown, file: string | null): OrangeConfig {

@@ -1,8 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { errorOf, filesOf, sandbox, taskIn, type Sandbox } from '../../test/fixtures.js';
-import type { Notification } from '../notifications/notifications.js';
-import type { OrangePlugin } from '../plugin/plugin.js';
+import type { Notification, OrangePlugin } from '../plugin/index.js';
 import { setSection } from '../task/sections.js';
 import type { Task } from '../task/task.js';
 

@@ -1,3 +1,4 @@
-// The engine room's door: what other rooms (and the public index) may import from it.
-export * from './engine.js';
+// The engine room's door: the engine (every move of a task) and what a person does to a task.
+export { Engine } from './engine.js';
+export { exitHandledInStatus, failedStartInStatus, START_RETRIES } from './exit-ledger.js';
 export * from './operations.js';

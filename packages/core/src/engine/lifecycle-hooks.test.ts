@@ -8,8 +8,8 @@ import { readFile } from 'node:fs/promises';
 import type { AsyncSeriesHook } from 'tapable';
 import { afterEach, describe, expect, expectTypeOf, it } from 'vitest';
 import { editSection, sandbox, taskIn, type Sandbox } from '../../test/fixtures.js';
-import type { AgentEvent, AutoAdvancedEvent, CrashEvent, TaskEvent } from '../plugin/hooks.js';
-import type { OrangePlugin } from '../plugin/plugin.js';
+import type { AgentEvent, AutoAdvancedEvent, CrashEvent, TaskEvent } from '../plugin/index.js';
+import type { OrangePlugin } from '../plugin/index.js';
 
 const PLAN = '## Plan\n\nAPPROACH: split the parser\nTOUCHING: parser.ts\n';
 const HANDOFF = '## Handoff\n\nDONE: parser split\n';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { errorOf, filesOf, sandbox, taskIn, type Sandbox } from '../../test/fixtures.js';
-import type { OrangePlugin } from '../plugin/plugin.js';
+import type { OrangePlugin } from '../plugin/index.js';
 import { parseSections } from '../task/sections.js';
 import { cancelMove, requestChanges } from './operations.js';
 import { classicWorkflow } from '../workflow/classic.js';

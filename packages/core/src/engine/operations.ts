@@ -1,6 +1,6 @@
-import type { TaskRef, TransitionResult } from './engine.js';
+import type { TaskRef, TransitionResult } from '../plugin/index.js';
 import { OrangeError, TransitionRefused } from '../errors/index.js';
-import type { Orange } from '../orange.js';
+import type { Orange } from '../plugin/index.js';
 import type { MergeOptions } from '../plugin/index.js';
 import { parseSections, setSection } from '../task/index.js';
 import type { Task, TaskMeta } from '../task/index.js';

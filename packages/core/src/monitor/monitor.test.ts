@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sandbox, taskIn, type Sandbox } from '../../test/fixtures.js';
 import { Monitor } from './monitor.js';
-import type { OrangePlugin, Runtime } from '../plugin/plugin.js';
+import type { OrangePlugin, Runtime } from '../plugin/index.js';
 
 /** What the fake runtime saw: passes inside `snapshot` at once (at most), sessions it was asked to kill. */
 interface RuntimeLog {

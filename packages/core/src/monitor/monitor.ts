@@ -1,15 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { TaskRef } from '../engine/index.js';
+import { exitHandledInStatus } from '../engine/index.js';
 import { isOrangeError } from '../errors/index.js';
-import { exitHandledInStatus, type ExitDecision } from '../workflow/index.js';
-import type { PullRequestFeedback } from '../plugin/index.js';
-import type { Orange } from '../orange.js';
-import { pullRequestReading, readPullRequest, type PullRequestReading } from './pull-request-reading.js';
-import type { HistoryEvent } from '../store/index.js';
-import { withLock } from '../store/index.js';
-import type { ListedTask } from '../store/index.js';
+import type { Orange, PullRequestFeedback, TaskRef } from '../plugin/index.js';
+import { withLock, type HistoryEvent, type ListedTask } from '../store/index.js';
 import type { AgentRole } from '../task/index.js';
-import type { Workflow } from '../workflow/index.js';
+import type { ExitDecision, Workflow } from '../workflow/index.js';
+import { pullRequestReading, readPullRequest, type PullRequestReading } from './pull-request-reading.js';
 
 export interface MonitorOptions {
   /** Only this project's tasks; default all. */
@@ -241,7 +237,7 @@ export class Monitor {
         const project = await this.orange.projects.get(task.meta.project);
         const { state, feedback } = await readPullRequest(scm, task, project);
         read.push(pullRequestReading(task, state, feedback));
-        if (state === 'open' && feedback) await this.checkPullRequest(task, workflow, feedback, reactions);
+        if (state === 'open' && feedback) await this.checkPullRequest(task, workflow, feedback, reactions, busy);
         const target = state === 'merged' ? 'done' : state === 'closed' ? 'cancelled' : null;
         if (target === null || state === null) continue;
         if (workflow.between(task.meta.status, target).length === 0) {
@@ -277,7 +273,13 @@ export class Monitor {
   }
 
   /** Hands an open pull request's checks and reviews to the `pullRequestChecked` taps (reactions), when someone listens. */
-  private async checkPullRequest(task: ListedTask, workflow: Workflow, feedback: PullRequestFeedback, reactions: Array<{ task: string; reaction: string; outcome: string }>) {
+  private async checkPullRequest(
+    task: ListedTask,
+    workflow: Workflow,
+    feedback: PullRequestFeedback,
+    reactions: Array<{ task: string; reaction: string; outcome: string }>,
+    busy: Set<string>,
+  ) {
     if (this.orange.hooks.pullRequestChecked.taps.length === 0) return;
     // Acting on feedback is extra: a failure is logged and the pass goes on.
     try {
@@ -290,7 +292,9 @@ export class Monitor {
         report: (entry) => reactions.push({ task: task.meta.id, ...entry }),
       });
     } catch (error) {
-      this.orange.log.child('monitor').warn('pull request feedback failed', { task: task.meta.id, error: error instanceof Error ? error.message : String(error) });
+      // A task another process is moving is taken at the next pass, its feedback then still unread.
+      if (isBusy(error)) busy.add(task.meta.id);
+      else this.orange.log.child('monitor').warn('pull request feedback failed', { task: task.meta.id, error: error instanceof Error ? error.message : String(error) });
     }
   }
 

@@ -1,6 +1,4 @@
-import type { MoveNotification } from '../engine/index.js';
-import type { Notifications } from './notifications.js';
-import type { OrangePlugin } from '../plugin/index.js';
+import type { MoveNotification, Notifications, OrangePlugin } from '../plugin/index.js';
 import type { TaskMeta } from '../task/index.js';
 
 /** Headlines for entering a status; others read `<status>: <summary>`. */

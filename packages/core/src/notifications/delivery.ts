@@ -1,7 +1,7 @@
 import { realpath } from 'node:fs/promises';
 import { isAbsolute, relative, sep } from 'node:path';
 import { NotificationOutbox, type OutboxEntry } from './outbox.js';
-import type { Orange } from '../orange.js';
+import type { Orange, OutboxDeliveryOptions } from '../plugin/index.js';
 import type { OrangePaths } from '../store/index.js';
 import { ProjectStore } from '../store/index.js';
 
@@ -16,14 +16,6 @@ export interface OutboxRouting {
   readonly load?: (cwd: string) => Promise<Orange>;
   /** The directory whose entries `own` routes; default this process's. */
   readonly here?: string;
-}
-
-/** What one delivery run is given. */
-export interface OutboxDeliveryOptions {
-  /** Only entries written at least this long ago (default 0: all). */
-  readonly minAgeMs?: number;
-  /** Stops taking entries once aborted (the one in flight is finished); the rest stay in the outbox. */
-  readonly signal?: AbortSignal;
 }
 
 /**

@@ -6,9 +6,9 @@ import { errorOf, recordingPlugin, sandbox, taskIn, type Sandbox } from '../../t
 import { stuckNotification as stuck } from '../../test/stuck-notification.js';
 import { Monitor } from '../monitor/monitor.js';
 import { NotificationOutbox } from './outbox.js';
-import { OUTBOX_GRACE_MS, type Notification, type Notifier } from './notifications.js';
+import { OUTBOX_GRACE_MS } from './notifications.js';
 import { Orange } from '../orange.js';
-import type { OrangePlugin } from '../plugin/plugin.js';
+import type { Notification, Notifier, OrangePlugin } from '../plugin/index.js';
 import { OrangePaths } from '../store/paths.js';
 
 /** A plugin registering one notifier per name that records what it was sent (or fails as told). */

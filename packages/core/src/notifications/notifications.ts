@@ -1,103 +1,8 @@
-import { z } from 'zod';
+import { STATUS_PRIORITIES, type NotificationPriority } from '../config/index.js';
 import { OrangeError } from '../errors/index.js';
+import type { Notification, NotificationInput, Notifications as NotificationsApi, Notifier, Orange, OutboxDeliveryOptions } from '../plugin/index.js';
+import { OutboxDeliverer } from './delivery.js';
 import { NotificationOutbox } from './outbox.js';
-import type { Orange } from '../orange.js';
-import { OutboxDeliverer, type OutboxDeliveryOptions } from './delivery.js';
-import type { TaskMeta } from '../task/index.js';
-
-/** How much a notification needs a person, most pressing first. */
-export const NOTIFICATION_PRIORITIES = ['urgent', 'action', 'warning', 'info'] as const;
-export type NotificationPriority = (typeof NOTIFICATION_PRIORITIES)[number];
-
-/**
- * Priorities of entering a status, for the built-in workflows and the pipeline. A status missing
- * here (e.g. `working`) raises no notification; `notifications.statuses` in the config adds or overrides.
- */
-export const STATUS_PRIORITIES: Readonly<Record<string, NotificationPriority>> = {
-  stuck: 'urgent',
-  clarification: 'urgent',
-  awaiting_clarification: 'urgent',
-  failed: 'urgent',
-  reviewing: 'action',
-  done: 'info',
-  cancelled: 'info',
-  completed: 'info',
-  stopped: 'info',
-};
-
-/** The task a notification is about, as notifiers show it. */
-export interface NotificationTask {
-  readonly id: string;
-  readonly project: string;
-  readonly branch: string;
-  readonly summary: string;
-  readonly status: string;
-  readonly pr_url: string | null;
-  /** A command that shows the agent live (`tmux -L orange attach-session -t …`). */
-  readonly attach: string;
-}
-
-/**
- * One notification as every notifier receives it; the webhook notifier posts exactly this object
- * as its JSON body (docs/notifications.md).
- */
-export interface Notification {
-  /** What happened: `status.changed`, `agent.crashed`, `hook.failed`, `task.stale`, `reaction.gave_up`, `pull_request.approved`, or a plugin's own. */
-  readonly event: string;
-  readonly priority: NotificationPriority;
-  /** One line for a person, e.g. "Ready for review: Add a login form". */
-  readonly title: string;
-  /** Why, when known (a refused gate, a crash reason, the checks that failed). */
-  readonly reason: string | null;
-  readonly task: NotificationTask;
-  /** Set for `status.changed`. */
-  readonly from: string | null;
-  readonly to: string | null;
-  readonly timestamp: string;
-}
-
-/** What a plugin passes to `orange.notifications.raise`. */
-export interface NotificationInput {
-  readonly event: string;
-  readonly priority: NotificationPriority;
-  readonly title: string;
-  readonly reason?: string | null;
-  readonly task: TaskMeta;
-  readonly from?: string | null;
-  readonly to?: string | null;
-}
-
-/** A channel: desktop, webhook, Slack, or your own. `send` may throw; it is given a signal that aborts at the timeout. */
-export interface Notifier {
-  readonly name: string;
-  send(notification: Notification, context: { readonly signal: AbortSignal }): Promise<void>;
-}
-
-const priority = z.enum(NOTIFICATION_PRIORITIES);
-
-/** `notifications` in the config. */
-export const NotificationsConfigSchema = z
-  .object({
-    /** Which notifiers get which priority; without it, every notifier gets every priority. */
-    routes: z
-      .object({ urgent: z.array(z.string().min(1)), action: z.array(z.string().min(1)), warning: z.array(z.string().min(1)), info: z.array(z.string().min(1)) })
-      .partial()
-      .strict()
-      .optional(),
-    /** How long one notifier may take with one notification before it is given up (and logged). */
-    timeoutMs: z.number().int().positive().default(30_000),
-    /**
-     * A task in one status longer than this raises an `urgent` `task.stale` (checked by the monitor).
-     * A number watches the statuses where an agent is at work (not those that wait for a person:
-     * reviewing, stuck, clarification); a record gives each watched status its own time.
-     */
-    staleAfterMs: z.union([z.number().int().positive(), z.record(z.string().min(1), z.number().int().positive())]).optional(),
-    /** Priority of entering a status, over the built-in table; `null` silences a status. */
-    statuses: z.record(z.string().min(1), priority.nullable()).default({}),
-  })
-  .strict();
-
-export type NotificationsConfig = z.output<typeof NotificationsConfigSchema>;
 
 /**
  * Where a process delivers the notifications it raises. `in-process`: at once, beside the work (a
@@ -119,7 +24,7 @@ export const OUTBOX_GRACE_MS = 10_000;
  * writes the notification to the outbox; `settle()` waits for what this process started (writes,
  * deliveries).
  */
-export class Notifications {
+export class Notifications implements NotificationsApi {
   private readonly notifiers = new Map<string, Notifier>();
   private readonly pending = new Set<Promise<void>>();
   private readonly outbox: NotificationOutbox;

@@ -1,7 +1,7 @@
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { z } from 'zod';
 import { isOrangeError } from '../errors/index.js';
-import type { Notification } from './notifications.js';
+import type { Notification } from '../plugin/index.js';
 import { writeFileAtomic } from '../store/index.js';
 import { withLock } from '../store/index.js';
 import { newOutboxId } from '../store/index.js';

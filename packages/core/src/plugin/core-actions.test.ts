@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { sandbox, taskIn, type Sandbox } from '../../test/fixtures.js';
-import type { MergeOptions, OrangePlugin, Scm } from './plugin.js';
+import type { MergeOptions, OrangePlugin, Scm } from './index.js';
 import type { WorkflowInput } from '../workflow/definition.js';
 
 let box: Sandbox;

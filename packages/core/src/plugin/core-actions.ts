@@ -1,5 +1,5 @@
 import { OrangeError } from '../errors/index.js';
-import type { OrangePlugin } from './plugin.js';
+import type { OrangePlugin } from './define.js';
 
 /** The actions `coreActions` provides. */
 export const CORE_ACTIONS: readonly string[] = ['increment_review_round', 'merge'];

@@ -1,263 +1,43 @@
 import { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, HookMap } from 'tapable';
-import type { HistoryEvent } from '../store/index.js';
-import type { AgentRole, Task, TaskMeta } from '../task/index.js';
-import type { Logger } from '../log/index.js';
-import type { Notification } from '../notifications/index.js';
-import type { Orange } from '../orange.js';
-import type { PullRequestState } from './plugin.js';
-import type { Transition, Workflow } from '../workflow/index.js';
+import type { Task } from '../task/index.js';
+import type {
+  ActionContext,
+  AfterTransitionEvent,
+  AgentEvent,
+  AutoAdvancedEvent,
+  Classification,
+  ClassifyEvent,
+  CrashEvent,
+  HookFailedEvent,
+  NotificationEvent,
+  OrangeHooks,
+  PipelineNoticeEvent,
+  PromptEvent,
+  PullRequestEvent,
+  RespawnEvent,
+  TaskEvent,
+  TransitionEvent,
+  TransitionRefusedEvent,
+} from './orange.js';
 
-/** Why a transition or action is happening. */
-export type Cause = 'request' | 'auto' | 'crash' | 'create' | 'respawn' | 'spawn';
-
-export interface TaskEvent {
-  readonly orange: Orange;
-  readonly task: Task;
-}
-
-export interface TransitionEvent extends TaskEvent {
-  readonly workflow: Workflow;
-  readonly transition: Transition;
-  readonly from: string;
-  readonly to: string;
-  readonly cause: Cause;
-  /** Why, when the caller said (an exit rule, a pull request state, a reaction). */
-  readonly reason?: string;
-  /**
-   * False when the caller raises its own, more specific notification for this move (the
-   * pipeline's breaker, top tier, budget): the core's `status.changed` one is then not raised.
-   */
-  readonly notify?: boolean;
-}
-
-/**
- * What afterTransition taps get: the transition, with the task lock still held. A tap that writes
- * to the task does it through `update` / `writeSection` (see `LockedTaskWrites`).
- */
-export interface AfterTransitionEvent extends TransitionEvent, LockedTaskWrites {}
-
-export interface HookFailedEvent extends TaskEvent {
-  readonly action: string;
-  readonly error: Error;
-}
-
-export interface AgentEvent extends TaskEvent {
-  readonly role: AgentRole;
-  readonly spawnId: string;
-}
-
-export interface CrashEvent extends TaskEvent {
-  readonly status: string;
-  readonly crashCount: number;
-  readonly reason: string;
-}
-
-export interface AutoAdvancedEvent extends TaskEvent {
-  readonly from: string;
-  readonly to: string;
-  readonly reason: string;
-}
-
-/** Which check refused a transition: the transition map, a guard, a gate, or a plugin's veto. */
-export type RefusalCheck = 'map' | 'guard' | 'gate' | 'veto';
-
-/**
- * A transition was refused and nothing was written: asked for (`request`: the CLI, an agent, a
- * spawn) or taken by an exit rule (`exit-rule`: exit monitoring, causes `auto` and `crash`).
- */
-export interface TransitionRefusedEvent extends TaskEvent {
-  readonly from: string;
-  readonly to: string;
-  readonly cause: Cause;
-  readonly source: 'request' | 'exit-rule';
-  readonly check: RefusalCheck;
-  /** The refusal's error code (`E_ILLEGAL_TRANSITION`, `E_GUARD_FAILED`, `E_GATE_FAILED`, `E_VETOED`). */
-  readonly code: string;
-  /** The reason alone (a gate's or a veto's sentence), without `from → to refused:`. */
-  readonly reason: string;
-}
-
-/** `orange task respawn` (and the dashboard's Enter) on an active task whose agent is not running. */
-export interface RespawnEvent extends TaskEvent {
-  readonly workflow: Workflow;
-}
-
-export interface PromptEvent extends TaskEvent {
-  readonly role: AgentRole;
-  readonly respawn: boolean;
-}
-
-export interface NotificationEvent {
-  readonly orange: Orange;
-  readonly notification: Notification;
-}
-
-/** A check on a pull request, as the SCM reports it. */
-export interface PullRequestCheck {
-  readonly name: string;
-  /** `pending` while queued or running; `success`, `failure`, `skipped`, `cancelled` once done. */
-  readonly state: 'pending' | 'success' | 'failure' | 'skipped' | 'cancelled';
-  /** Where it can be seen (a CI run's page), when known. */
-  readonly url: string | null;
-  /** Identifies this run of the check (a new run after a push gets a new one). */
-  readonly runId: string;
-}
-
-/** One inline comment of a review. */
-export interface PullRequestReviewComment {
-  readonly path: string | null;
-  readonly line: number | null;
-  readonly body: string;
-}
-
-/** A submitted review. */
-export interface PullRequestReview {
-  readonly id: string;
-  readonly author: string;
-  readonly state: 'approved' | 'changes_requested' | 'commented' | 'dismissed';
-  readonly body: string;
-  readonly comments: readonly PullRequestReviewComment[];
-  readonly submittedAt: string;
-}
-
-/** What a pull request says back: its state, and (for an open one) its checks and reviews at the head commit. */
-export interface PullRequestFeedback {
-  /** Read in the same call: the monitor and the dashboard take the state from here, not from a second one. */
-  readonly state: PullRequestState;
-  readonly url: string;
-  readonly headSha: string;
-  readonly checks: readonly PullRequestCheck[];
-  readonly reviews: readonly PullRequestReview[];
-  /** The overall review decision GitHub shows, or null when no review is required or given. */
-  readonly reviewDecision: 'approved' | 'changes_requested' | 'review_required' | null;
-}
-
-/** What the monitor's pull request sync found on an open pull request. */
-export interface PullRequestEvent extends TaskEvent {
-  readonly workflow: Workflow;
-  readonly feedback: PullRequestFeedback;
-  /** Adds a line to the monitor's report (`reaction ci-failed fired`, …). */
-  report(entry: { reaction: string; outcome: string }): void;
-}
-
-/** What a pipeline classifier is given: the task (its summary and `## Context`) and the intents configured. */
-export interface ClassifyEvent extends TaskEvent {
-  readonly intents: readonly string[];
-}
-
-/** A classification: the intent, how sure (0..1), and what it cost. */
-export interface Classification {
-  readonly intent: string;
-  readonly confidence: number;
-  readonly costUsd?: number;
-}
-
-/** A pipeline task could not go on (circuit breaker tripped, top tier used up): for notifiers. */
-export interface PipelineNoticeEvent extends TaskEvent {
-  readonly kind: 'breaker' | 'exhausted' | 'budget';
-  readonly message: string;
-  /** The move it caused (`retrying → failed`, `executing → stopped`, …); `task` is the task after it. */
-  readonly from: string;
-  readonly to: string;
-}
-
-/**
- * Writes to a task while the engine holds its lock (in an action, in an afterTransition tap): the
- * only way to write from there, since the store's own locked calls would wait for that very lock.
- * Each write refreshes `task`, and the engine returns the task as these writes left it.
- */
-export interface LockedTaskWrites {
-  /** The task as it is now (refreshed by every write). */
-  readonly task: Task;
-  /** Writes frontmatter fields and refreshes `task`. */
-  update(patch: Partial<TaskMeta>): Promise<Task>;
-  /**
-   * Replaces one `## name` section of the body (appending it when missing), checked and recorded
-   * as `orange task section set` does (`section.written`), and refreshes `task`.
-   */
-  writeSection(name: string, content: string): Promise<Task>;
-}
-
-/**
- * What a transition action (`spawn_agent`, `release_workspace`, …) is given. Actions run with
- * the task lock held, after the new status is written; they must be idempotent.
- */
-export interface ActionContext extends LockedTaskWrites {
-  readonly action: string;
-  readonly orange: Orange;
-  readonly workflow: Workflow;
-  /** Null when the action runs because the task was just created in `to`. */
-  readonly from: string | null;
-  readonly to: string;
-  readonly cause: Cause;
-  /** Why the transition happens, when its caller said (a cancel, a budget stop, an exit rule); absent for create and respawn actions. */
-  readonly reason?: string;
-  readonly log: Logger;
-  /** Appends a history event for this task. */
-  record(event: Omit<HistoryEvent, 'timestamp'>): Promise<void>;
-  /** The prompt for an agent of `role` spawned now, rendered and passed through the prompt hook. */
-  prompt(role: AgentRole, respawn?: boolean): Promise<string>;
-  /**
-   * Runs `fn` after the transition is complete and the lock released. For work that may end
-   * the calling process, e.g. killing the tmux window the calling agent itself runs in.
-   */
-  defer(fn: () => Promise<void>): void;
-}
-
-/** Creates the bus. Every hook Orange has is declared here, once. */
-export function createHooks() {
+/** Creates the bus (what each hook is for: `OrangeHooks`). */
+export function createHooks(): OrangeHooks {
   return Object.freeze({
-    /** A task was created: its TASK.md and history exist; it has not been started yet. */
     taskCreated: new AsyncSeriesHook<[TaskEvent]>(['event']),
-    /** Before the status is written. Return a string to veto: it becomes the refusal reason. */
     beforeTransition: new AsyncSeriesBailHook<[TransitionEvent], string | undefined | void>(['event']),
-    /**
-     * A transition was refused by the map, a guard, a gate or a veto (nothing was written), for a
-     * request or an exit rule: for notifiers and audit logs. Observes only; the lock is held.
-     */
     transitionRefused: new AsyncSeriesHook<[TransitionRefusedEvent]>(['event']),
-    /** After the status is written and every action ran; the lock is held (write through the event). */
     afterTransition: new AsyncSeriesHook<[AfterTransitionEvent]>(['event']),
-    /** An action failed after the status was written (the task is flagged for attention). */
     hookFailed: new AsyncSeriesHook<[HookFailedEvent]>(['event']),
     agentSpawned: new AsyncSeriesHook<[AgentEvent]>(['event']),
     agentExited: new AsyncSeriesHook<[AgentEvent]>(['event']),
-    /** An agent exited without its artifact; `crashCount` is the new count. */
     crash: new AsyncSeriesHook<[CrashEvent]>(['event']),
-    /** Exit monitoring moved a task on its own. */
     autoAdvanced: new AsyncSeriesHook<[AutoAdvancedEvent]>(['event']),
-    /**
-     * A notification is being delivered (status reached, task created in one, crash, failed action,
-     * refused automatic move, stale task, reaction). Taps observe, beside the routed notifiers, in
-     * the process that delivers: the outbox's deliverer for what a one-shot CLI call raised, else
-     * the raising process (docs/notifications.md). Not awaited by transitions; bounded by
-     * `notifications.timeoutMs`.
-     */
     notification: new AsyncSeriesHook<[NotificationEvent]>(['event']),
-    /** The monitor read an open pull request's checks and reviews; reactions tap this. */
     pullRequestChecked: new AsyncSeriesHook<[PullRequestEvent]>(['event']),
-    /**
-     * Before a respawn starts the status's agent with its harness: a tap that restarts the task its
-     * own way returns the task as it is after (the pipeline resumes its driver). Called without the
-     * task lock; the engine's own respawn runs when every tap returns undefined.
-     */
     respawn: new AsyncSeriesBailHook<[RespawnEvent], Task | undefined | void>(['event']),
-    /** Each tap may refine the prompt text an agent is started with. */
     prompt: new AsyncSeriesWaterfallHook<[string, PromptEvent]>(['prompt', 'event']),
-    /**
-     * The pipeline workflow's classifier: a tap that returns a classification replaces the
-     * headless classifier agent (a team's own rules, a cheaper model, …).
-     */
     classify: new AsyncSeriesBailHook<[ClassifyEvent], Classification | undefined | void>(['event']),
-    /**
-     * A pipeline task stopped for a reason someone should hear about (breaker, top tier used up,
-     * budget), after the move, which carried its `pipeline.<kind>` notification; taps observe.
-     */
     pipelineNotice: new AsyncSeriesHook<[PipelineNoticeEvent]>(['event']),
-    /** Transition actions by name; a workflow may only name actions some plugin taps. */
     actions: new HookMap((name: string) => new AsyncSeriesHook<[ActionContext]>(['context'], name)),
   });
 }
-
-/** The bus type: `orange.hooks`. */
-export type OrangeHooks = ReturnType<typeof createHooks>;

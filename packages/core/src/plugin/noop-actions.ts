@@ -1,5 +1,5 @@
 import { CORE_ACTIONS } from './core-actions.js';
-import type { OrangePlugin } from './plugin.js';
+import type { OrangePlugin } from './define.js';
 import { classicWorkflow } from '../workflow/index.js';
 import { defaultWorkflow } from '../workflow/index.js';
 import type { WorkflowInput } from '../workflow/index.js';

@@ -6,7 +6,7 @@
 import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { filesOf, sandbox, taskIn, type Sandbox } from '../../test/fixtures.js';
-import type { TaskRef } from '../engine/engine.js';
+import type { TaskRef } from '../plugin/index.js';
 import { OrangeError } from '../errors/errors.js';
 
 const PLAN = '## Plan\n\nAPPROACH: split the parser\nTOUCHING: parser.ts\n';

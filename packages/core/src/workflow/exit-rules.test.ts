@@ -5,7 +5,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { sandbox, taskIn, type Sandbox } from '../../test/fixtures.js';
-import { decideExit, failedStartInStatus } from './exit-rules.js';
+import { failedStartInStatus } from '../engine/exit-ledger.js';
+import { decideExit } from './exit-rules.js';
 import { builtinGates, type Gate } from './gates.js';
 import { newTaskId } from '../store/names.js';
 import { newTaskMeta } from '../store/task-file.js';

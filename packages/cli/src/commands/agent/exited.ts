@@ -1,6 +1,6 @@
 import * as Flags from '@oclif/core/flags';
 import { inlineText, OrangePaths, ProjectStore } from '@orange/core';
-import { OrangeCommand } from '../../base-command.js';
+import { OrangeCommand } from '../../command/base-command.js';
 
 export default class AgentExited extends OrangeCommand {
   static override hidden = true;

@@ -1,5 +1,5 @@
 import { OrangePaths, OutboxDeliverer } from '@orange/core';
-import { OrangeCommand } from '../../base-command.js';
+import { OrangeCommand } from '../../command/base-command.js';
 
 export default class NotificationsDeliver extends OrangeCommand {
   static override hidden = true;

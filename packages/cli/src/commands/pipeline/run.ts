@@ -1,8 +1,8 @@
 import * as Flags from '@oclif/core/flags';
 import { inlineText } from '@orange/core';
-import { OrangeCommand } from '../../base-command.js';
-import { projectFlag } from '../../flags.js';
-import { resolveTask } from '../../locate.js';
+import { OrangeCommand } from '../../command/base-command.js';
+import { projectFlag } from '../../command/flags.js';
+import { resolveTask } from '../../command/locate.js';
 
 export default class PipelineRun extends OrangeCommand {
   static override summary = "Drive a pipeline task until it waits, stops or ends (started by Orange in the task's tmux session).";

@@ -1,8 +1,8 @@
 import * as Args from '@oclif/core/args';
 import * as Flags from '@oclif/core/flags';
-import { OrangeCommand } from '../../base-command.js';
-import { inspectRepository } from '../../repository.js';
-import { projectRow } from '../../project-row.js';
+import { OrangeCommand } from '../../command/base-command.js';
+import { inspectRepository } from '../../init/repository.js';
+import { projectRow } from '../../output/project-row.js';
 
 export default class ProjectAdd extends OrangeCommand {
   static override summary = 'Register a git repository as a project.';

@@ -1,5 +1,5 @@
-import { OrangeCommand } from '../../base-command.js';
-import { table } from '../../render.js';
+import { OrangeCommand } from '../../command/base-command.js';
+import { table } from '../../output/render.js';
 
 export default class ProjectList extends OrangeCommand {
   static override summary = 'List registered projects.';

@@ -1,6 +1,6 @@
 import * as Args from '@oclif/core/args';
 import { inlineText, OrangeError } from '@orange/core';
-import { OrangeCommand } from '../../base-command.js';
+import { OrangeCommand } from '../../command/base-command.js';
 
 export default class ProjectRemove extends OrangeCommand {
   static override summary = 'Unregister a project and remove its worktrees (the repository and finished tasks are left as they are).';

@@ -1,9 +1,9 @@
 import * as Args from '@oclif/core/args';
 import * as Flags from '@oclif/core/flags';
 import { OrangeError } from '@orange/core';
-import { OrangeCommand } from '../../base-command.js';
-import { resolveProject } from '../../locate.js';
-import { projectRow } from '../../project-row.js';
+import { OrangeCommand } from '../../command/base-command.js';
+import { resolveProject } from '../../command/locate.js';
+import { projectRow } from '../../output/project-row.js';
 
 export default class ProjectUpdate extends OrangeCommand {
   static override summary = "Change a project's pool size, default branch or workflow.";

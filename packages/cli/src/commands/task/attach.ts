@@ -1,8 +1,8 @@
 import * as Flags from '@oclif/core/flags';
 import { OrangeError } from '@orange/core';
-import { OrangeCommand } from '../../base-command.js';
-import { projectFlag, requiredTaskIdArg } from '../../flags.js';
-import { resolveTask } from '../../locate.js';
+import { OrangeCommand } from '../../command/base-command.js';
+import { projectFlag, requiredTaskIdArg } from '../../command/flags.js';
+import { resolveTask } from '../../command/locate.js';
 
 export default class TaskAttach extends OrangeCommand {
   static override summary = "Attach your terminal to the task's tmux session (detach with Ctrl-b d; inside tmux it switches your client: Ctrl-b L comes back).";

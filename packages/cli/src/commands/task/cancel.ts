@@ -1,9 +1,9 @@
 import { cancelTask, checkCancel, inlineText } from '@orange/core';
-import { OrangeCommand } from '../../base-command.js';
-import { confirm } from '../../confirm.js';
-import { projectFlag, requiredTaskIdArg, yesFlag } from '../../flags.js';
-import { resolveTask } from '../../locate.js';
-import { transitionJson, transitionLines } from '../../transition-report.js';
+import { OrangeCommand } from '../../command/base-command.js';
+import { confirm } from '../../command/confirm.js';
+import { projectFlag, requiredTaskIdArg, yesFlag } from '../../command/flags.js';
+import { resolveTask } from '../../command/locate.js';
+import { transitionJson, transitionLines } from '../../command/transition-report.js';
 
 export default class TaskCancel extends OrangeCommand {
   static override summary = 'Cancel a task: its agents are stopped and its worktree is released.';

@@ -1,8 +1,8 @@
 import * as Args from '@oclif/core/args';
-import { OrangeCommand } from '../../base-command.js';
-import { projectFlag, requiredTaskIdArg } from '../../flags.js';
-import { resolveTask } from '../../locate.js';
-import { transitionJson, transitionLines } from '../../transition-report.js';
+import { OrangeCommand } from '../../command/base-command.js';
+import { projectFlag, requiredTaskIdArg } from '../../command/flags.js';
+import { resolveTask } from '../../command/locate.js';
+import { transitionJson, transitionLines } from '../../command/transition-report.js';
 
 export default class TaskClarify extends OrangeCommand {
   static override summary = 'Answer a pipeline task awaiting clarification: the text is added to its context and it is classified again.';

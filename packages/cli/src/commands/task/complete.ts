@@ -1,4 +1,4 @@
-import { StatusRequest } from '../../status-request.js';
+import { StatusRequest } from '../../command/status-request.js';
 
 export default class TaskComplete extends StatusRequest {
   static override summary = 'Hand the work to review (request agent-review).';

@@ -1,7 +1,7 @@
 import { inlineText, openPullRequest } from '@orange/core';
-import { OrangeCommand } from '../../base-command.js';
-import { projectFlag, requiredTaskIdArg } from '../../flags.js';
-import { resolveTask } from '../../locate.js';
+import { OrangeCommand } from '../../command/base-command.js';
+import { projectFlag, requiredTaskIdArg } from '../../command/flags.js';
+import { resolveTask } from '../../command/locate.js';
 
 export default class TaskCreatePr extends OrangeCommand {
   static override summary = "Push the task's branch and open a pull request for it.";

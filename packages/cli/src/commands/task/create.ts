@@ -1,11 +1,11 @@
 import * as Args from '@oclif/core/args';
 import * as Flags from '@oclif/core/flags';
 import { inlineText, isOrangeError, OrangeError } from '@orange/core';
-import { OrangeCommand } from '../../base-command.js';
-import { projectFlag } from '../../flags.js';
-import { resolveProject } from '../../locate.js';
-import { readStdin } from '../../stdin.js';
-import { actionFailure, reportActionFailure } from '../../transition-report.js';
+import { OrangeCommand } from '../../command/base-command.js';
+import { projectFlag } from '../../command/flags.js';
+import { resolveProject } from '../../command/locate.js';
+import { readStdin } from '../../command/stdin.js';
+import { actionFailure, reportActionFailure } from '../../command/transition-report.js';
 
 export default class TaskCreate extends OrangeCommand {
   static override summary = 'Create a task and start its agent.';

@@ -1,8 +1,8 @@
 import { checkDelete, deleteTask } from '@orange/core';
-import { OrangeCommand } from '../../base-command.js';
-import { confirm } from '../../confirm.js';
-import { projectFlag, requiredTaskIdArg, yesFlag } from '../../flags.js';
-import { resolveTask } from '../../locate.js';
+import { OrangeCommand } from '../../command/base-command.js';
+import { confirm } from '../../command/confirm.js';
+import { projectFlag, requiredTaskIdArg, yesFlag } from '../../command/flags.js';
+import { resolveTask } from '../../command/locate.js';
 
 export default class TaskDelete extends OrangeCommand {
   static override summary = 'Delete a finished (done or cancelled) task: its TASK.md and history.';

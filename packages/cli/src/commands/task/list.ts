@@ -1,9 +1,9 @@
 import * as Flags from '@oclif/core/flags';
 import { inlineText, relativeTime, type AgentRole, type ListedTask, type RuntimeSnapshot, type TaskMeta, type Workflow } from '@orange/core';
-import { OrangeCommand } from '../../base-command.js';
-import { projectFlag } from '../../flags.js';
-import { inferProject } from '../../locate.js';
-import { agents, clip, table } from '../../render.js';
+import { OrangeCommand } from '../../command/base-command.js';
+import { projectFlag } from '../../command/flags.js';
+import { inferProject } from '../../command/locate.js';
+import { agents, clip, table } from '../../output/render.js';
 
 /** What `task list` flags about one task beyond its fields. */
 interface TaskFlags {

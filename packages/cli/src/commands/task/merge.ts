@@ -1,9 +1,9 @@
 import * as Flags from '@oclif/core/flags';
 import { inlineText, mergeTask } from '@orange/core';
-import { OrangeCommand } from '../../base-command.js';
-import { projectFlag, requiredTaskIdArg } from '../../flags.js';
-import { resolveTask } from '../../locate.js';
-import { transitionJson, transitionLines } from '../../transition-report.js';
+import { OrangeCommand } from '../../command/base-command.js';
+import { projectFlag, requiredTaskIdArg } from '../../command/flags.js';
+import { resolveTask } from '../../command/locate.js';
+import { transitionJson, transitionLines } from '../../command/transition-report.js';
 
 export default class TaskMerge extends OrangeCommand {
   static override summary = "Merge a reviewed task's branch into the default branch and finish the task.";

@@ -1,10 +1,10 @@
 import * as Flags from '@oclif/core/flags';
 import { listTranscripts, OrangeError, type AgentRole } from '@orange/core';
-import { OrangeCommand } from '../../base-command.js';
-import { projectFlag, taskIdArg } from '../../flags.js';
-import { resolveTaskRef } from '../../locate.js';
-import { readTranscript } from '../../transcript-follow.js';
-import { TranscriptText } from '../../transcript-text.js';
+import { OrangeCommand } from '../../command/base-command.js';
+import { projectFlag, taskIdArg } from '../../command/flags.js';
+import { resolveTaskRef } from '../../command/locate.js';
+import { readTranscript } from '../../output/transcript-follow.js';
+import { TranscriptText } from '../../output/transcript-text.js';
 
 export default class TaskOutput extends OrangeCommand {
   static override summary = "Print an agent's terminal output (its transcript); --follow keeps printing while it runs.";

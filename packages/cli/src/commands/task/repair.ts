@@ -1,7 +1,7 @@
 import { inlineText } from '@orange/core';
-import { OrangeCommand } from '../../base-command.js';
-import { projectFlag, requiredTaskIdArg } from '../../flags.js';
-import { resolveTaskRef } from '../../locate.js';
+import { OrangeCommand } from '../../command/base-command.js';
+import { projectFlag, requiredTaskIdArg } from '../../command/flags.js';
+import { resolveTaskRef } from '../../command/locate.js';
 
 export default class TaskRepair extends OrangeCommand {
   static override summary = "Undo hand edits of the engine's fields in TASK.md: restore each to its value of record.";

@@ -1,10 +1,10 @@
 import * as Flags from '@oclif/core/flags';
 import { requestChanges } from '@orange/core';
-import { OrangeCommand } from '../../base-command.js';
-import { projectFlag, requiredTaskIdArg } from '../../flags.js';
-import { resolveTask } from '../../locate.js';
-import { readStdin } from '../../stdin.js';
-import { transitionJson, transitionLines } from '../../transition-report.js';
+import { OrangeCommand } from '../../command/base-command.js';
+import { projectFlag, requiredTaskIdArg } from '../../command/flags.js';
+import { resolveTask } from '../../command/locate.js';
+import { readStdin } from '../../command/stdin.js';
+import { transitionJson, transitionLines } from '../../command/transition-report.js';
 
 export default class TaskRequestChanges extends OrangeCommand {
   static override summary = 'Send a task in reviewing back to its worker, with optional instructions (the dashboard\'s r).';

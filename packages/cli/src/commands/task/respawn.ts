@@ -1,7 +1,7 @@
 import { inlineText } from '@orange/core';
-import { OrangeCommand } from '../../base-command.js';
-import { projectFlag, requiredTaskIdArg } from '../../flags.js';
-import { resolveTask } from '../../locate.js';
+import { OrangeCommand } from '../../command/base-command.js';
+import { projectFlag, requiredTaskIdArg } from '../../command/flags.js';
+import { resolveTask } from '../../command/locate.js';
 
 export default class TaskRespawn extends OrangeCommand {
   static override summary = "Restart the agent of an active task whose session died.";

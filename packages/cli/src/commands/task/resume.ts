@@ -1,9 +1,9 @@
 import * as Flags from '@oclif/core/flags';
 import { OrangeError } from '@orange/core';
-import { OrangeCommand } from '../../base-command.js';
-import { projectFlag, requiredTaskIdArg } from '../../flags.js';
-import { resolveTask } from '../../locate.js';
-import { transitionJson, transitionLines } from '../../transition-report.js';
+import { OrangeCommand } from '../../command/base-command.js';
+import { projectFlag, requiredTaskIdArg } from '../../command/flags.js';
+import { resolveTask } from '../../command/locate.js';
+import { transitionJson, transitionLines } from '../../command/transition-report.js';
 
 export default class TaskResume extends OrangeCommand {
   static override summary = 'Continue a stopped pipeline task (or one whose run died) from its checkpoint.';

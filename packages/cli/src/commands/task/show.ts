@@ -1,8 +1,8 @@
 import { blockText, inlineText, listTranscripts, relativeTime, type HistoryEvent } from '@orange/core';
-import { OrangeCommand } from '../../base-command.js';
-import { projectFlag, taskIdArg } from '../../flags.js';
-import { resolveTaskRef } from '../../locate.js';
-import { historyLine } from '../../render.js';
+import { OrangeCommand } from '../../command/base-command.js';
+import { projectFlag, taskIdArg } from '../../command/flags.js';
+import { resolveTaskRef } from '../../command/locate.js';
+import { historyLine } from '../../output/render.js';
 
 export default class TaskShow extends OrangeCommand {
   static override summary = 'Show a task: frontmatter, TASK.md body and history.';

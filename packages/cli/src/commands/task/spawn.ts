@@ -1,7 +1,7 @@
-import { OrangeCommand } from '../../base-command.js';
-import { projectFlag, requiredTaskIdArg } from '../../flags.js';
-import { resolveTask } from '../../locate.js';
-import { actionFailure, reportActionFailure, transitionJson, transitionLines } from '../../transition-report.js';
+import { OrangeCommand } from '../../command/base-command.js';
+import { projectFlag, requiredTaskIdArg } from '../../command/flags.js';
+import { resolveTask } from '../../command/locate.js';
+import { actionFailure, reportActionFailure, transitionJson, transitionLines } from '../../command/transition-report.js';
 
 export default class TaskSpawn extends OrangeCommand {
   static override summary = 'Start a pending task (refused while the worktree pool is exhausted).';

@@ -1,4 +1,4 @@
-import { StatusRequest } from '../../status-request.js';
+import { StatusRequest } from '../../command/status-request.js';
 
 export default class TaskStuck extends StatusRequest {
   static override summary = 'Ask for a human (request stuck).';

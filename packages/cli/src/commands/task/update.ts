@@ -1,9 +1,9 @@
 import * as Flags from '@oclif/core/flags';
 import { inlineText, OrangeError } from '@orange/core';
-import { OrangeCommand } from '../../base-command.js';
-import { projectFlag, taskIdArg } from '../../flags.js';
-import { resolveTask } from '../../locate.js';
-import { transitionJson, transitionLines } from '../../transition-report.js';
+import { OrangeCommand } from '../../command/base-command.js';
+import { projectFlag, taskIdArg } from '../../command/flags.js';
+import { resolveTask } from '../../command/locate.js';
+import { transitionJson, transitionLines } from '../../command/transition-report.js';
 
 /** `--branch` given without a name: adopt the branch the worktree is on. Git forbids ':' in branch names. */
 const CURRENT_BRANCH = ':current';

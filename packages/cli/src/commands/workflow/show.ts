@@ -1,7 +1,7 @@
 import * as Args from '@oclif/core/args';
-import { OrangeCommand } from '../../base-command.js';
-import { inferProject } from '../../locate.js';
-import { table } from '../../render.js';
+import { OrangeCommand } from '../../command/base-command.js';
+import { inferProject } from '../../command/locate.js';
+import { table } from '../../output/render.js';
 
 export default class WorkflowShow extends OrangeCommand {
   static override summary = 'Print a workflow: its states and its transition map with gates, guards and hooks.';

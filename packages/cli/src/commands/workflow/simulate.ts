@@ -1,9 +1,9 @@
 import * as Args from '@oclif/core/args';
 import * as Flags from '@oclif/core/flags';
 import { OrangeError } from '@orange/core';
-import { OrangeCommand } from '../../base-command.js';
-import { inferProject } from '../../locate.js';
-import { readStdin } from '../../stdin.js';
+import { OrangeCommand } from '../../command/base-command.js';
+import { inferProject } from '../../command/locate.js';
+import { readStdin } from '../../command/stdin.js';
 
 export default class WorkflowSimulate extends OrangeCommand {
   static override summary = 'Walk a workflow through a script of events, with no tmux, git or worktree: each step, refusal and action.';

@@ -1,6 +1,6 @@
 import { inlineText } from '@orange/core';
-import { OrangeCommand } from '../../base-command.js';
-import { projectFlag } from '../../flags.js';
+import { OrangeCommand } from '../../command/base-command.js';
+import { projectFlag } from '../../command/flags.js';
 
 export default class WorkspaceGc extends OrangeCommand {
   static override summary = 'Free worktrees still bound to finished, deleted or never-started tasks, and start queued tasks on them.';

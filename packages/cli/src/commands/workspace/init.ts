@@ -1,7 +1,7 @@
-import { OrangeCommand } from '../../base-command.js';
-import { projectFlag } from '../../flags.js';
-import { resolveProject } from '../../locate.js';
-import { table } from '../../render.js';
+import { OrangeCommand } from '../../command/base-command.js';
+import { projectFlag } from '../../command/flags.js';
+import { resolveProject } from '../../command/locate.js';
+import { table } from '../../output/render.js';
 
 export default class WorkspaceInit extends OrangeCommand {
   static override summary = "Create every worktree of the project's pool now (otherwise they are created on demand).";

@@ -1,8 +1,8 @@
 import * as Flags from '@oclif/core/flags';
-import { OrangeCommand } from '../../base-command.js';
-import { projectFlag } from '../../flags.js';
-import { inferProject } from '../../locate.js';
-import { table } from '../../render.js';
+import { OrangeCommand } from '../../command/base-command.js';
+import { projectFlag } from '../../command/flags.js';
+import { inferProject } from '../../command/locate.js';
+import { table } from '../../output/render.js';
 
 export default class WorkspaceList extends OrangeCommand {
   static override summary = 'List the worktrees of the pool and the task holding each.';

@@ -2,10 +2,10 @@ import { readFile, stat } from 'node:fs/promises';
 import * as Args from '@oclif/core/args';
 import * as Flags from '@oclif/core/flags';
 import { OrangeError } from '@orange/core';
-import { OrangeCommand } from '../../../base-command.js';
-import { projectFlag } from '../../../flags.js';
-import { resolveTaskRef } from '../../../locate.js';
-import { readStdin } from '../../../stdin.js';
+import { OrangeCommand } from '../../../command/base-command.js';
+import { projectFlag } from '../../../command/flags.js';
+import { resolveTaskRef } from '../../../command/locate.js';
+import { readStdin } from '../../../command/stdin.js';
 
 export default class TaskSectionSet extends OrangeCommand {
   static override summary = "Replace one ## section of a task's TASK.md (Plan, Handoff, Review, …) under the task lock.";

@@ -51,8 +51,8 @@ export abstract class OrangeCommand extends Command {
   protected async orangeFor(cwd: string, delivery: NotificationDelivery = this.notificationDelivery): Promise<Orange> {
     const [{ Orange, OrangePaths, loadConfig }, { defaultPlugins }, { sharedModules }] = await Promise.all([
       import('@orange/core'),
-      import('./default-plugins.js'),
-      import('./shared-modules.js'),
+      import('../startup/default-plugins.js'),
+      import('../startup/shared-modules.js'),
     ]);
     const paths = OrangePaths.fromEnv();
     const loaded = await loadConfig(cwd, paths, { modules: await sharedModules() });
@@ -82,7 +82,7 @@ export abstract class OrangeCommand extends Command {
       orange.notifications.stopFlushing();
       await orange.notifications.settle();
       if (orange.notifications.outboxWrites > 0) {
-        const { startDeliverer } = await import('./notification-deliverer.js');
+        const { startDeliverer } = await import('../startup/notification-deliverer.js');
         startDeliverer(this.cliEntry, orange);
       }
     }

@@ -1,42 +1,6 @@
-import type { z } from 'zod';
-import { OrangeError } from '../errors/index.js';
-import type { PullRequestCheck, PullRequestFeedback } from './hooks.js';
-import type { Orange } from '../orange.js';
 import type { Project } from '../store/index.js';
 import type { AgentRole, Task, TaskMeta } from '../task/index.js';
-
-/**
- * A plugin: a name and a function that taps the bus and fills slots.
- * Usually returned by a factory taking validated options: `tmux({ ... })`.
- */
-export interface OrangePlugin {
-  readonly name: string;
-  apply(orange: Orange): void | Promise<void>;
-}
-
-/** Typed identity for writing a plugin. */
-export function definePlugin(plugin: OrangePlugin): OrangePlugin {
-  return plugin;
-}
-
-/**
- * Parses a plugin's options with its zod schema; an error names the plugin and the field.
- * Use it first thing in a plugin factory.
- */
-export function parsePluginOptions<S extends z.ZodType>(plugin: string, schema: S, options: unknown): z.output<S> {
-  const result = schema.safeParse(options ?? {});
-  if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  if (issue?.code === 'unrecognized_keys') {
-    const field = issue.keys.join(', ');
-    throw new OrangeError('E_PLUGIN_OPTIONS', `plugin ${plugin}: unknown option "${field}"`, { plugin, field });
-  }
-  const field = issue && issue.path.length ? issue.path.join('.') : '(options)';
-  throw new OrangeError('E_PLUGIN_OPTIONS', `plugin ${plugin}: option "${field}" ${issue?.message ?? 'is invalid'}`, {
-    plugin,
-    field,
-  });
-}
+import type { PullRequestCheck, PullRequestFeedback, PullRequestState } from './pull-request.js';
 
 /** Liveness of every agent, read with one call to the runtime. */
 export interface RuntimeSnapshot {
@@ -228,8 +192,6 @@ export interface Harness {
    */
   readonly internal?: boolean;
 }
-
-export type PullRequestState = 'open' | 'merged' | 'closed';
 
 export interface MergeOptions {
   readonly strategy: 'ff' | 'merge';

@@ -4,8 +4,8 @@ import { dirname, join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { execa, type ResultPromise } from 'execa';
 import { inlineText, OrangePaths, readHistory, TaskStore, type HistoryEvent } from '@orange/core';
-import { table } from './render.js';
-import { runningCommandLines } from './running-commands.js';
+import { table } from '../output/render.js';
+import { runningCommandLines } from '../startup/running-commands.js';
 
 /** One scripted task of the demo: what it is about and how its agents behave. */
 interface DemoTask {

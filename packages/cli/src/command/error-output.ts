@@ -1,5 +1,5 @@
 import { terminalJson } from '@orange/core';
-import { clip } from './render.js';
+import { clip } from '../output/render.js';
 
 /** Exit codes: 0 ok, 1 refused or failed, 2 bad usage. */
 export const EXIT_REFUSED = 1;

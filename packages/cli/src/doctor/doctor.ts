@@ -3,8 +3,8 @@ import { access, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isOrangeError, parseGuard, TaskMetaSchema, type Orange, type OrangePlugin, type WorkflowDefinition } from '@orange/core';
-import { FunctionSources } from './function-source.js';
-import { mismatchProblem, versionReport, type VersionReport } from './package-versions.js';
+import { FunctionSources } from '../startup/function-source.js';
+import { mismatchProblem, versionReport, type VersionReport } from '../startup/package-versions.js';
 
 /** What `orange doctor` found: what is loaded and from where, and every problem. */
 export interface DoctorReport {

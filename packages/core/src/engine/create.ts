@@ -1,0 +1,142 @@
+import { OrangeError, TransitionRefused, type ErrorCode } from '../errors/index.js';
+import type { ActionFailure, CreateTaskInput, CreateTaskResult, TaskRef, TransitionResult } from '../plugin/index.js';
+import { assertBranchName, assertProjectName, isHeld, newTaskId, newTaskMeta } from '../store/index.js';
+import { setSection, type AgentRole, type Task, type TaskMeta } from '../task/index.js';
+import { oneLineSummary } from '../text/index.js';
+import { failedHooksNote, type Deferred, type Mover } from './move.js';
+
+// How tasks and their agents start: creation (and its first move), a queued task's start, and an
+// agent started again for a task whose agent is gone.
+/** Creates a task, then (unless `spawn: false`) starts it: pending → start, or the create actions. */
+export async function createTask(mover: Mover, input: CreateTaskInput): Promise<CreateTaskResult> {
+  const projectName = assertProjectName(input.project);
+  await mover.orange.projects.get(projectName);
+  const workflow = await mover.orange.workflowForProject(projectName);
+  const summary = oneLineSummary(input.summary ?? '');
+  // An empty summary means the requirements are unclear (seed 003), where the workflow has that state.
+  const status = input.status ?? (summary === '' && workflow.state('clarification') ? 'clarification' : workflow.initial);
+  const allowed = Object.keys(workflow.definition.create);
+  if (!allowed.includes(status)) {
+    throw new OrangeError('E_INVALID_INPUT', `a task cannot be created in status "${status}" (allowed: ${allowed.join(', ')})`);
+  }
+  const declared = workflow.definition.fields;
+  for (const name of Object.keys(input.fields ?? {})) {
+    if (!Object.hasOwn(declared, name)) {
+      throw new OrangeError('E_INVALID_INPUT', `workflow ${workflow.name} has no field "${name}" (its fields: ${Object.keys(declared).join(', ') || 'none'})`, {
+        field: name,
+        workflow: workflow.name,
+      });
+    }
+  }
+  const id = newTaskId();
+  const branch = assertBranchName(input.branch ?? `orange-tasks/${id}`);
+  const meta = newTaskMeta({
+    ...(declared as Partial<TaskMeta>),
+    ...(input.fields as Partial<TaskMeta> | undefined),
+    id,
+    project: projectName,
+    branch,
+    status,
+    summary,
+    harness: input.harness || null,
+    review_harness: input.reviewHarness || null,
+    effort: input.effort ?? null,
+    review_effort: input.reviewEffort ?? null,
+    ...(input.issue ? { issue: input.issue.ref, issue_url: input.issue.url } : {}),
+  });
+  const body = input.context && input.context.trim() !== '' ? setSection('', 'Context', input.context) : '';
+  // Branch uniqueness needs a project-wide lock: two creates for one branch must not both win.
+  const task = await mover.orange.store.withProjectLock(projectName, async () => {
+    const { tasks } = await mover.orange.store.list(projectName);
+    const holder = tasks.find((t) => t.meta.branch === branch && !workflow.isTerminal(t.meta.status));
+    if (holder) throw new OrangeError('E_TASK_EXISTS', `branch ${branch} already has task ${holder.meta.id} (${holder.meta.status})`);
+    // Put aside in the initial status (--no-spawn): out of the queue until someone spawns it.
+    const created = await mover.orange.store.create({ meta, body }, { held: input.spawn === false && status === workflow.initial });
+    const issue = input.issue;
+    if (issue) await mover.orange.store.withTaskLock(projectName, id, () => mover.record(created, { type: 'issue.linked', ...issue }));
+    return created;
+  });
+  mover.orange.log.info('task created', { task: id, project: projectName, status, branch, ...(input.issue ? { issue: input.issue.ref } : {}) });
+  await mover.safely('taskCreated', () => mover.orange.hooks.taskCreated.promise({ orange: mover.orange, task }));
+  if (input.spawn === false) return { task, spawned: false, failedHooks: [], failures: [] };
+
+  if (status === workflow.initial) {
+    try {
+      const result = await mover.transition({ project: projectName, id }, workflow.start, { cause: 'spawn' });
+      return { task: result.task, spawned: true, failedHooks: result.failedHooks, failures: result.failures };
+    } catch (error) {
+      if (error instanceof TransitionRefused && error.code === 'E_VETOED') {
+        return { task: await mover.orange.store.read(projectName, id), spawned: false, queuedReason: error.details.reason as string, failedHooks: [], failures: [] };
+      }
+      throw error;
+    }
+  }
+  const hooks = workflow.createHooks(status) ?? [];
+  if (hooks.length === 0) return { task, spawned: false, failedHooks: [], failures: [] };
+  const deferred: Deferred[] = [];
+  const created = await mover.orange.store.withTaskLock(projectName, id, async () => {
+    const { task: after, failed, failures } = await mover.runActions(task, workflow, hooks, { from: null, to: status, cause: 'create' }, deferred);
+    const flagged = failed.length ? await mover.writeFresh(after, { attention: failedHooksNote(failed) }) : after;
+    return { task: flagged, failed, failures };
+  });
+  await mover.runDeferred(deferred);
+  return { task: created.task, spawned: true, failedHooks: created.failed, failures: created.failures };
+}
+
+/**
+ * Starts a waiting task: initial → start (may be vetoed, e.g. when the pool is exhausted). A task
+ * put aside (`--no-spawn`) joins the queue first, so a refused start still starts it when a
+ * worktree frees.
+ */
+export async function spawn(mover: Mover, ref: TaskRef): Promise<TransitionResult> {
+  const workflow = await mover.orange.workflowForProject(ref.project);
+  const task = await mover.orange.store.read(ref.project, ref.id);
+  if (task.meta.status !== workflow.initial) {
+    throw new OrangeError('E_NOT_ALLOWED', `task ${ref.id} is ${task.meta.status}; only a ${workflow.initial} task can be spawned (use respawn for a dead agent)`);
+  }
+  await mover.orange.store.withTaskLock(ref.project, ref.id, async () => {
+    if (isHeld(await mover.orange.store.history(ref.project, ref.id))) await mover.record(task, { type: 'task.queued' });
+  });
+  return mover.transition(ref, workflow.start, { cause: 'spawn' });
+}
+
+/**
+ * Starts the responsible agent again for an active task whose agent is dead
+ * (`orange task respawn`). Refused when the agent is still alive.
+ */
+export async function respawn(mover: Mover, ref: TaskRef): Promise<Task> {
+  // A workflow whose agent is not a harness (the pipeline's driver) restarts through its plugin.
+  const seen = await mover.readVerified(ref);
+  const taken = await mover.orange.hooks.respawn.promise({ orange: mover.orange, task: seen, workflow: await mover.orange.workflowForProject(ref.project) });
+  if (taken) return taken;
+  const deferred: Deferred[] = [];
+  const task = await mover.orange.store.withTaskLock(ref.project, ref.id, async () => {
+    const current = await mover.readVerified(ref);
+    const workflow = await mover.orange.workflowForProject(ref.project);
+    const status = current.meta.status;
+    if (!workflow.isActive(status)) {
+      throw new OrangeError('E_NOT_ALLOWED', `task ${ref.id} is ${status}; only an active task can be respawned`);
+    }
+    const role: AgentRole = workflow.state(status)?.agent ?? 'worker';
+    const runtime = mover.orange.maybeSlot('runtime');
+    if (runtime && (await runtime.snapshot()).isAlive(current.meta, role)) {
+      throw new OrangeError('E_NOT_ALLOWED', `the ${role} of task ${ref.id} is still running; attach with: orange task attach ${ref.id}`);
+    }
+    const actions = [...(current.meta.workspace ? [] : ['acquire_workspace']), role === 'worker' ? 'spawn_agent' : 'spawn_reviewer'];
+    const { task: after, failed, failures } = await mover.runActions(current, workflow, actions, { from: status, to: status, cause: 'respawn' }, deferred);
+    if (failed.length) {
+      await mover.writeFresh(after, { attention: failedHooksNote(failed) });
+      // The action's own error is the answer (a missing harness, an exhausted pool), not only its name.
+      const reasons = failures.map((f) => `${f.action}: ${f.message}`).join('; ');
+      throw new OrangeError(failedCode(failures), `respawn of task ${ref.id} failed: ${reasons}`, { failedHooks: failed, failures });
+    }
+    return mover.writeFresh(after, { attention: null });
+  });
+  await mover.runDeferred(deferred);
+  return task;
+}
+
+/** The code of the first failure that has one (E_HARNESS, E_POOL_EXHAUSTED, …), else E_RUNTIME. */
+function failedCode(failures: readonly ActionFailure[]): ErrorCode {
+  return (failures.find((f) => f.code !== undefined)?.code as ErrorCode | undefined) ?? 'E_RUNTIME';
+}

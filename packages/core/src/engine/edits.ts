@@ -1,0 +1,102 @@
+import { OrangeError } from '../errors/index.js';
+import type { RequestResult, TaskEdit, TaskRef, TaskRequest, TransitionOptions } from '../plugin/index.js';
+import { assertBranchName } from '../store/index.js';
+import type { Task, TaskMeta } from '../task/index.js';
+import { oneLineSummary } from '../text/index.js';
+import type { Deferred, Mover } from './move.js';
+import { checkSection } from './section-check.js';
+
+// What changes a task besides its status: its summary and branch, one section of its body (an
+// agent's artifact), and a repair of fields someone forged in TASK.md.
+/**
+ * Changes a task's summary and/or branch (`orange task update --summary/--branch`). A branch
+ * is renamed in the task's worktree by the workspace provider (which, given `null`, adopts the
+ * branch the agent already switched to); a branch another live task holds is refused.
+ */
+export async function edit(mover: Mover, ref: TaskRef, changes: TaskEdit): Promise<{ task: Task; changed: string[] }> {
+  return mover.orange.store.withTaskLock(ref.project, ref.id, async () => editLocked(mover, await mover.readVerified(ref), changes));
+}
+
+/**
+ * A request from the CLI: a status change and/or an edit, checked and applied in one critical
+ * section, so a refused request changes nothing whatever runs beside it. The status change is
+ * checked (map, guard, gate, vetoes) before anything is written; then the edit, then the transition.
+ */
+export async function request(mover: Mover, ref: TaskRef, request: TaskRequest): Promise<RequestResult> {
+  const deferred: Deferred[] = [];
+  const result = await mover.orange.store.withTaskLock(ref.project, ref.id, async (): Promise<RequestResult> => {
+    const task = await mover.readVerified(ref);
+    const options: TransitionOptions = { cause: request.cause ?? 'request', ...(request.reason ? { reason: request.reason } : {}) };
+    const prepared = request.status === undefined ? null : await mover.prepareTransition(task, request.status, options);
+    const editing = request.summary !== undefined || request.branch !== undefined;
+    const edited = editing ? await editLocked(mover, task, { summary: request.summary, branch: request.branch }) : { task, changed: [] };
+    if (prepared === null) return { task: edited.task, edited: edited.changed, transition: null };
+    const event = { ...prepared.event, task: edited.task };
+    const transition = await mover.applyTransition({ ...prepared, event }, deferred);
+    return { task: transition.task, edited: edited.changed, transition };
+  });
+  await mover.runDeferred(deferred);
+  return result;
+}
+
+async function editLocked(mover: Mover, task: Task, changes: TaskEdit): Promise<{ task: Task; changed: string[] }> {
+  const ref = { project: task.meta.project, id: task.meta.id };
+  const workflow = await mover.orange.workflowForProject(ref.project);
+  const patch: Partial<TaskMeta> = {};
+  if (changes.summary !== undefined) {
+    const summary = oneLineSummary(changes.summary);
+    if (summary !== task.meta.summary) patch.summary = summary;
+  }
+  if (changes.branch !== undefined) {
+    const wanted = changes.branch === null ? null : assertBranchName(changes.branch);
+    if (wanted !== null) {
+      const { tasks } = await mover.orange.store.list(ref.project);
+      const holder = tasks.find((t) => t.meta.id !== ref.id && t.meta.branch === wanted && !workflow.isTerminal(t.meta.status));
+      if (holder) throw new OrangeError('E_TASK_EXISTS', `branch ${wanted} already has task ${holder.meta.id} (${holder.meta.status})`);
+    }
+    const provider = mover.orange.maybeSlot('workspaces');
+    let branch: string;
+    if (task.meta.workspace && provider?.renameBranch) branch = await provider.renameBranch(task.meta, wanted);
+    else if (wanted !== null) branch = wanted;
+    else throw new OrangeError('E_INVALID_INPUT', `task ${ref.id} has no worktree to read the branch from; name it: --branch NAME`);
+    if (branch !== task.meta.branch) patch.branch = branch;
+  }
+  const changed = Object.keys(patch);
+  if (changed.length === 0) return { task, changed };
+  const written = await mover.orange.store.update(ref.project, ref.id, patch);
+  const diff = Object.fromEntries(changed.map((k) => [k, { from: (task.meta as Record<string, unknown>)[k], to: (patch as Record<string, unknown>)[k] }]));
+  await mover.record(written, { type: 'task.updated', ...diff });
+  mover.orange.log.info('task updated', { task: ref.id, ...diff });
+  return { task: written, changed };
+}
+
+/**
+ * Replaces one `## name` section of a task's TASK.md body (appending it when missing) under the
+ * task lock, keeping every other byte and any concurrent edit of the rest of the body
+ * (`orange task section set`): agents write artifacts without editing the file with regexes.
+ * (An action or an afterTransition tap, which run under the lock, use their own `writeSection`.)
+ */
+export async function writeSection(mover: Mover, ref: TaskRef, name: string, content: string): Promise<Task> {
+  checkSection(name, content);
+  return mover.orange.store.withTaskLock(ref.project, ref.id, () => mover.writeSectionLocked(ref, name, content));
+}
+
+/**
+ * Restores every engine-owned field TASK.md shows forged (and a status the ledger disagrees with)
+ * to its value of record, keeping the body and the free fields; returns what was restored.
+ */
+export async function repair(mover: Mover, ref: TaskRef): Promise<{ task: Task; from: string; to: string; repaired: boolean; fields: string[] }> {
+  return mover.orange.store.withTaskLock(ref.project, ref.id, async () => {
+    const { task, tampered } = await mover.orange.store.inspect(ref.project, ref.id, { acceptForeign: true });
+    const ledger = await mover.orange.store.ledgerStatus(ref.project, ref.id);
+    const shown = tampered.find((t) => t.field === 'status')?.found;
+    const from = typeof shown === 'string' ? shown : task.meta.status;
+    const to = ledger ?? task.meta.status;
+    const fields = [...new Set([...tampered.map((t) => t.field), ...(to !== task.meta.status ? ['status'] : [])])];
+    if (fields.length === 0) return { task, from: to, to, repaired: false, fields };
+    const repaired = await mover.orange.store.restore(ref.project, ref.id, to);
+    await mover.record(repaired, { type: 'status.repaired', from, to, fields });
+    mover.orange.log.warn('tampered task repaired', { task: ref.id, from, to, fields });
+    return { task: repaired, from, to, repaired: true, fields };
+  });
+}
