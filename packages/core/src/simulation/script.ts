@@ -1,11 +1,17 @@
+import { isAbsolute } from 'node:path';
 import { OrangeError } from '../errors/index.js';
+import { workflowActions } from '../plugin/index.js';
 import type { AgentRole } from '../task/index.js';
+import type { WorkflowInput } from '../workflow/index.js';
 
 /** One event of a simulation script. */
 export type ScriptEvent =
   | { readonly kind: 'create'; readonly status: string | null }
   | { readonly kind: 'spawn' }
+  | { readonly kind: 'merge' }
   | { readonly kind: 'request'; readonly status: string }
+  | { readonly kind: 'move'; readonly status: string }
+  | { readonly kind: 'file'; readonly path: string; readonly text: string }
   | { readonly kind: 'exit'; readonly role: AgentRole }
   | { readonly kind: 'respawn' }
   | { readonly kind: 'review'; readonly verdict: 'pass' | 'fail' }
@@ -25,6 +31,8 @@ export const SCRIPT_COMMANDS = [
   'create [STATUS]',
   'spawn',
   'request STATUS',
+  'move STATUS',
+  'merge',
   'exit worker|reviewer',
   'respawn',
   'review PASS|FAIL',
@@ -32,25 +40,44 @@ export const SCRIPT_COMMANDS = [
   'set FIELD VALUE',
   'fail ACTION [MESSAGE]',
   'veto [REASON]',
+  'file PATH [TEXT]',
 ] as const;
 
 /** Fields the engine owns; a script may not set them (they are what the simulation shows). */
 const ENGINE_FIELDS = new Set(['id', 'project', 'status', 'created_at', 'updated_at', 'worker_spawn', 'reviewer_spawn', 'attention']);
 
 /**
- * Parses a script: events separated by `;` or new lines, words by spaces, `#` to the end of a line
- * is a comment. A bad event is refused naming its position and the commands there are.
+ * Parses a script: events separated by `;` or new lines, words by spaces; a `#` at the start of an
+ * event or after a space comments out the rest of that event (not the events after it on the line).
+ * A bad event is refused naming its position and the commands there are.
  */
 export function parseScript(script: string): ScriptStep[] {
   const parts = script
-    .split('\n')
-    .map((line) => line.replace(/#.*$/, ''))
-    .join(';')
-    .split(';')
-    .map((p) => p.trim())
+    .split(/[;\n]/)
+    .map((p) => p.replace(/(^|\s)#.*$/, '').trim())
     .filter((p) => p !== '');
   if (parts.length === 0) throw usage('the script is empty');
   return parts.map((text, i) => ({ text, event: parseEvent(text, i + 1) }));
+}
+
+/** Actions the engine may run outside a workflow's transitions, and the core's merge. */
+const ALWAYS_ACTIONS = ['acquire_workspace', 'spawn_agent', 'spawn_reviewer', 'merge'];
+
+/**
+ * Refuses a script that names what `workflow` does not have: a status, a gate, an action. A typo
+ * would otherwise pass silently (a gate never asked is never failed). Pure.
+ */
+export function checkScript(steps: readonly ScriptStep[], workflow: WorkflowInput): void {
+  const statuses = Object.keys(workflow.states);
+  const gates = [...new Set(workflow.transitions.flatMap((t) => (t.gate ? [t.gate] : [])))];
+  const actions = [...new Set([...workflowActions(workflow), ...ALWAYS_ACTIONS])];
+  steps.forEach(({ text, event }, i) => {
+    const bad = (why: string) => usage(`script event ${i + 1} "${text.slice(0, 60)}": ${why}`);
+    const status = event.kind === 'request' || event.kind === 'move' ? event.status : event.kind === 'create' ? event.status : null;
+    if (status !== null && !statuses.includes(status)) throw bad(`workflow ${workflow.name} has no status ${status} (statuses: ${statuses.join(', ')})`);
+    if (event.kind === 'gate' && !gates.includes(event.gate)) throw bad(`no transition of workflow ${workflow.name} has the gate ${event.gate} (gates: ${gates.join(', ') || 'none'})`);
+    if (event.kind === 'fail' && !actions.includes(event.action)) throw bad(`workflow ${workflow.name} runs no action ${event.action} (actions: ${actions.join(', ')})`);
+  });
 }
 
 function parseEvent(text: string, n: number): ScriptEvent {
@@ -67,10 +94,12 @@ function parseEvent(text: string, n: number): ScriptEvent {
       return { kind: 'create', status: words[0] ?? null };
     case 'spawn':
     case 'respawn':
+    case 'merge':
       if (words.length) throw bad('takes no arguments');
-      return { kind: command.toLowerCase() as 'spawn' | 'respawn' };
+      return { kind: command.toLowerCase() as 'spawn' | 'respawn' | 'merge' };
     case 'request':
-      return { kind: 'request', status: one('a STATUS') };
+    case 'move':
+      return { kind: command.toLowerCase() as 'request' | 'move', status: one('a STATUS') };
     case 'exit': {
       const role = one('a role: worker or reviewer');
       if (role !== 'worker' && role !== 'reviewer') throw bad('the role is worker or reviewer');
@@ -99,6 +128,12 @@ function parseEvent(text: string, n: number): ScriptEvent {
     }
     case 'veto':
       return { kind: 'veto', reason: rest || 'vetoed by the script' };
+    case 'file': {
+      const [path, ...text] = words;
+      if (!path) throw bad('is file PATH [TEXT]');
+      if (isAbsolute(path) || path.split('/').includes('..')) throw bad('the PATH is relative to the worktree, without ..');
+      return { kind: 'file', path, text: text.length ? `${text.join(' ')}\n` : '' };
+    }
     default:
       throw bad(`unknown event (events: ${SCRIPT_COMMANDS.join('; ')})`);
   }

@@ -1,10 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { classicWorkflow } from '../workflow/classic.js';
 import { defaultWorkflow } from '../workflow/default.js';
 import type { WorkflowInput } from '../workflow/definition.js';
+import { parseConfig } from '../config/index.js';
+import type { OrangePlugin } from '../plugin/index.js';
 import { parseScript } from './script.js';
 import { simulateWorkflow } from './simulate.js';
 
@@ -74,10 +76,10 @@ describe('simulateWorkflow', () => {
       start: 'working',
       states: { pending: {}, working: { agent: 'worker' }, done: { terminal: true }, cancelled: { terminal: true } },
       transitions: [
-        { from: 'pending', to: 'working', hooks: ['acquire_workspace', 'spawn_agent'] },
-        { from: 'working', to: 'done', gate: 'tests-pass', hooks: ['merge', 'kill_session', 'release_workspace', 'delete_remote_branch'] },
-        { from: 'pending', to: 'cancelled' },
-        { from: 'working', to: 'cancelled', hooks: ['kill_session', 'release_workspace'] },
+        { from: 'pending', to: 'working', by: ['agent', 'person', 'orange'], hooks: ['acquire_workspace', 'spawn_agent'] },
+        { from: 'working', to: 'done', by: ['agent', 'person', 'orange'], gate: 'tests-pass', hooks: ['merge', 'kill_session', 'release_workspace', 'delete_remote_branch'] },
+        { from: 'pending', to: 'cancelled', by: ['agent', 'person', 'orange'] },
+        { from: 'working', to: 'cancelled', by: ['agent', 'person', 'orange'], hooks: ['kill_session', 'release_workspace'] },
       ],
       exit: { pending: { otherwise: 'mark' }, working: { advance: ['done'], otherwise: 'crash', crashTo: 'cancelled' } },
       create: { pending: {} },
@@ -86,6 +88,57 @@ describe('simulateWorkflow', () => {
     const result = await simulateWorkflow({ ...autonomous, transitions: [...autonomous.transitions, { from: 'working', to: 'cancelled', crash: true }] }, 'gate tests-pass fail 2 tests failed; exit worker; respawn; gate tests-pass pass; exit worker');
     expect(result.task.status).toBe('done');
     expect(result.steps.at(-1)?.lines.map((l) => l.trim())).toContain('working → done (auto); actions: merge, kill_session, release_workspace, delete_remote_branch');
+  });
+});
+
+describe("simulateWorkflow with the config's plugins", () => {
+  /** A team's rules: done needs an APPROVED file in the worktree; a plugin gate; an action with a side effect. */
+  const team = (acted: string[]): OrangePlugin => ({
+    name: 'team-rules',
+    apply(orange) {
+      orange.hooks.beforeTransition.tapPromise('team-rules', async (e) =>
+        e.to === 'done' && !existsSync(join(String(e.task.meta.workspace), 'APPROVED')) ? 'no APPROVED file in the worktree' : undefined,
+      );
+      orange.registerGate('tests-pass', (ctx) => (ctx.task.meta.summary.includes('green') ? { ok: true } : { ok: false, reason: 'the team gate ran: 3 tests fail' }));
+      orange.hooks.actions.for('spawn_agent').tapPromise('team-rules', async () => void acted.push('spawn_agent'));
+    },
+  });
+
+  it("calls a team's veto for real: the person's done is refused until the worktree holds APPROVED; the plugin's own actions never run", async () => {
+    const acted: string[] = [];
+    const config = parseConfig({ defaults: false, plugins: [team(acted)] }, null);
+    const homes = () => readdirSync(tmpdir()).filter((f) => f.startsWith('orange-simulation-'));
+    const before = homes();
+    const script = 'request working; exit worker; review PASS; exit reviewer; request done; merge; file APPROVED yes; merge';
+    const result = await simulateWorkflow(defaultWorkflow, script, { config });
+    const lines = result.steps.flatMap((s) => s.lines.map((l) => l.trim()));
+    expect(lines).toContain("refused reviewing → done (authority): done is a person's move, not the task's agent's (orange task merge " + result.task.id + ')');
+    expect(lines).toContain('refused reviewing → done (veto): no APPROVED file in the worktree');
+    // The refused merge never reached the scm; the approved one did, as the move's effect.
+    expect(result.steps.at(-3)).toMatchObject({ event: 'merge', status: 'reviewing', lines: ['  refused reviewing → done (veto): no APPROVED file in the worktree'] });
+    expect(result.steps.at(-1)).toMatchObject({ event: 'merge', status: 'done' });
+    expect(result.steps.at(-1)?.lines.map((l) => l.trim())).toEqual(['reviewing → done (request); actions: merge, kill_session, release_workspace, delete_remote_branch, spawn_next']);
+    expect(acted).toEqual([]);
+    // Its throwaway home is gone.
+    expect(homes()).toEqual(before);
+  });
+
+  it("runs a plugin's gate instead of passing it, unless the script answers it", async () => {
+    const config = parseConfig({ defaults: false, plugins: [team([])] }, null);
+    const gated: WorkflowInput = { ...classicWorkflow, name: 'gated', transitions: classicWorkflow.transitions.map((t) => (t.from === 'working' && t.to === 'agent-review' ? { ...t, gate: 'tests-pass' } : t)) };
+    const failed = await simulateWorkflow(gated, 'request agent-review', { config });
+    expect(failed.steps.at(-1)?.lines.map((l) => l.trim())).toEqual(['refused working → agent-review (gate): the team gate ran: 3 tests fail']);
+    const answered = await simulateWorkflow(gated, 'gate tests-pass pass; request agent-review', { config });
+    expect(answered.task.status).toBe('agent-review');
+  });
+
+  it('refuses a script naming a gate, a status or an action the workflow lacks, and keeps the events after a # comment', async () => {
+    await expect(simulateWorkflow(defaultWorkflow, 'gate approvd pass')).rejects.toThrow('script event 1 "gate approvd pass": no transition of workflow default has the gate approvd (gates: plan, handoff, review-pass, review-fail)');
+    await expect(simulateWorkflow(defaultWorkflow, 'request workin')).rejects.toThrow(/script event 1 "request workin": workflow default has no status workin \(statuses: pending, planning/);
+    await expect(simulateWorkflow(defaultWorkflow, 'fail spawn_agnet')).rejects.toThrow(/workflow default runs no action spawn_agnet \(actions: /);
+    const commented = await simulateWorkflow(defaultWorkflow, 'request working # the plan is written; exit worker');
+    expect(commented.steps.map((s) => s.event)).toEqual(['create', 'request working', 'exit worker']);
+    expect(commented.task.status).toBe('agent-review');
   });
 });
 

@@ -6,12 +6,15 @@ import { inferProject } from '../../command/locate.js';
 import { readStdin } from '../../command/stdin.js';
 
 export default class WorkflowSimulate extends OrangeCommand {
+  static override audience = 'reader' as const;
   static override summary = 'Walk a workflow through a script of events, with no tmux, git or worktree: each step, refusal and action.';
   static override description = [
-    'The real engine runs on an in-memory task; actions are stubs and gates are answered from the',
-    'script. Events (separated by ; or new lines): create [STATUS], spawn, request STATUS,',
-    'exit worker|reviewer, respawn, review PASS|FAIL, gate NAME pass|fail [REASON], set FIELD VALUE,',
-    'fail ACTION [MESSAGE], veto [REASON]. See docs/workflows.md.',
+    "The real engine runs on an in-memory task with the config's plugins: their gates and vetoes run",
+    'for real; actions, tmux and git are stand-ins; the built-in gates are answered from the script.',
+    'Events (separated by ; or new lines; # comments out the rest of an event): create [STATUS], spawn,',
+    "request STATUS (the agent's), move STATUS (a person's), merge (orange task merge), exit worker|reviewer, respawn,",
+    'review PASS|FAIL, gate NAME pass|fail [REASON], set FIELD VALUE, fail ACTION [MESSAGE],',
+    'veto [REASON], file PATH [TEXT] (written in the simulated worktree). See docs/workflows.md.',
   ].join('\n');
   static override examples = [
     '<%= config.bin %> workflow simulate --script "request working; exit worker; review FAIL; exit reviewer"',
@@ -28,10 +31,10 @@ export default class WorkflowSimulate extends OrangeCommand {
     const script = flags.script === '-' ? await readStdin() : flags.script;
     const orange = await this.orange();
     const name = args.name ?? (await inferProject(orange))?.workflow ?? orange.defaultWorkflowName;
-    // Validated against the configured plugins, as it will run; then simulated without them.
+    // Validated against the configured plugins, as it will run; simulated with them, their actions stood in for.
     const { definition } = orange.workflow(name);
-    const { simulateWorkflow } = await import('@orange/core');
-    const result = await simulateWorkflow(definition, script);
+    const [{ simulateWorkflow }, { defaultPlugins }] = await Promise.all([import('@orange/core'), import('../../startup/default-plugins.js')]);
+    const result = await simulateWorkflow(definition, script, { config: orange.config, defaultPlugins });
     if (result.steps.length === 0) throw new OrangeError('E_USAGE', 'the script is empty');
     this.emit(result, () => {
       this.log(`workflow ${result.workflow}, simulated (no tmux, git or worktree)\n`);
