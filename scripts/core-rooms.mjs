@@ -18,7 +18,7 @@ const src = join(root, 'packages/core/src');
  * The rooms, lowest first: a room may import only rooms listed before it (and itself). `.` is
  * the composition root (orange.ts) and the public face (index.ts), above every room.
  */
-export const ROOMS = ['errors', 'text', 'process', 'log', 'task', 'workflow', 'store', 'config', 'plugin', 'notifications', 'engine', 'monitor', 'root', 'simulation', 'public'];
+export const ROOMS = ['errors', 'text', 'process', 'log', 'task', 'workflow', 'store', 'authority', 'config', 'plugin', 'notifications', 'engine', 'monitor', 'root', 'simulation', 'public'];
 
 /** What each room is for, as the architecture page says it. */
 const PURPOSE = {
@@ -29,6 +29,7 @@ const PURPOSE = {
   task: 'TASK.md fields and sections',
   workflow: 'definitions, validation, guards, gates, exit rules, the built-in workflows',
   store: 'TASK.md, state, ledger, index, projects, paths, locks, the queue',
+  authority: 'who a call comes from: a person, or which task\'s agent',
   config: 'the config schema, loaders, error places',
   plugin: 'the plugin API: the Orange and Engine a plugin sees, slots, the hook bus, core actions',
   notifications: 'raising, routing, the outbox and its delivery',

@@ -18,14 +18,16 @@ export const minimal = defineWorkflow({
     done: { terminal: true },
     cancelled: { terminal: true },
   },
+  // `by`: who may take each move — the worker asks for review, a person merges or cancels, and
+  // Orange itself starts queued tasks, applies exit rules and syncs pull requests.
   transitions: [
-    { from: 'pending', to: 'working', hooks: ['acquire_workspace', 'spawn_agent'] },
-    { from: 'pending', to: 'cancelled' },
-    { from: 'working', to: 'reviewing', gate: 'handoff' },
-    { from: 'working', to: 'cancelled', hooks: ['kill_session', 'release_workspace'] },
-    { from: 'reviewing', to: 'working', hooks: ['notify_worker'] },
-    { from: 'reviewing', to: 'done', hooks: ['kill_session', 'release_workspace', 'delete_remote_branch', 'spawn_next'] },
-    { from: 'reviewing', to: 'cancelled', hooks: ['kill_session', 'release_workspace'] },
+    { from: 'pending', to: 'working', by: ['person', 'orange'], hooks: ['acquire_workspace', 'spawn_agent'] },
+    { from: 'pending', to: 'cancelled', by: ['person'] },
+    { from: 'working', to: 'reviewing', by: ['agent', 'orange'], gate: 'handoff' },
+    { from: 'working', to: 'cancelled', by: ['person', 'orange'], hooks: ['kill_session', 'release_workspace'] },
+    { from: 'reviewing', to: 'working', by: ['person', 'orange'], hooks: ['notify_worker'] },
+    { from: 'reviewing', to: 'done', by: ['person', 'orange'], hooks: ['kill_session', 'release_workspace', 'delete_remote_branch', 'spawn_next'] },
+    { from: 'reviewing', to: 'cancelled', by: ['person', 'orange'], hooks: ['kill_session', 'release_workspace'] },
   ],
   exit: {
     pending: { otherwise: 'mark' },

@@ -1,7 +1,7 @@
 // The public API of @orange/core: each room's door, re-exported; nothing else.
 export { OrangeError, TransitionRefused, WorkflowInvalid, isOrangeError, type ErrorCode } from './errors/index.js';
 export { parseGuard, evaluateGuard, guardsOverlap, type Guard, type GuardOperator, type GuardLiteral, type GuardParse } from './workflow/index.js';
-export { parseSections, setSection, sectionNameProblem, strayHeading, type Sections } from './task/index.js';
+export { parseSections, setSection, sectionNameProblem, strayHeading, inertHeadings, type Sections } from './task/index.js';
 export { builtinGates, reviewVerdict, gateContext, type Gate, type GateContext, type GateResult, type ReviewVerdict } from './workflow/index.js';
 export { TaskMetaSchema, TASK_ID_PATTERN, type Task, type TaskMeta, type AgentRole } from './task/index.js';
 export {
@@ -119,6 +119,7 @@ export {
 export { Monitor, type MonitorOptions, type MonitorReport, type PassOptions, type PullRequestApplied, type PullRequestSync } from './monitor/index.js';
 export { readPullRequest, pullRequestReading, type PullRequestReading } from './monitor/index.js';
 export { MonitorLease, deferredTo, outranks, type MonitorHolder } from './monitor/index.js';
+export { personCommand } from './engine/index.js';
 export { checkCancel, cancelTask, cancelStatus, cancelMove, cancelQuestion, type CancelCheck, type CancelKind, type CancelMove, checkDelete, deleteTask, checkMerge, mergeTask, openPullRequest, requestChanges, type MergeCheck, type MergeOutcome, type MergeRequest } from './engine/index.js';
 export { findExecutable } from './process/index.js';
 export { headlessData } from './plugin/index.js';
@@ -131,3 +132,6 @@ export { parseScript, SCRIPT_COMMANDS, type ScriptEvent, type ScriptStep } from 
 export { MemoryTaskStore, MemoryProjectStore, SilentLogger } from './simulation/index.js';
 export { isJsonObject, readHarnessSettings, type JsonObject } from './plugin/index.js';
 export { relativeTime } from './text/index.js';
+export { callerOf, checkAgentWrite, identityClaim, AGENT_SECRET_VARIABLE, type Caller, type IdentityClaim } from './authority/index.js';
+export { AgentIdentities } from './store/index.js';
+export { ACTORS, type Actor } from './workflow/index.js';

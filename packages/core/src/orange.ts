@@ -236,7 +236,12 @@ class OrangeRoot implements OrangeApi {
     return workflow;
   }
 
-  /** The workflow a project uses. */
+  /** The workflow a task runs: the one it was created with, else its project's (a task from before that field). */
+  async workflowFor(task: Pick<TaskMeta, 'project'> & { readonly workflow?: string | null }): Promise<Workflow> {
+    return task.workflow ? this.workflow(task.workflow) : this.workflowForProject(task.project);
+  }
+
+  /** The workflow a project gives its new tasks. */
   async workflowForProject(project: string): Promise<Workflow> {
     const registered = (await this.projects.list()).find((p) => p.name === project);
     return this.workflow(registered?.workflow ?? this.defaultWorkflowName);

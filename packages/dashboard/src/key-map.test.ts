@@ -29,7 +29,7 @@ describe('x', () => {
     for (const status of ['created', 'classifying', 'awaiting_clarification', 'executing', 'verifying']) expect([status, x(pipelineRow(status))]).toEqual([status, 'stop']);
     expect(x(pipelineRow('stopped'))).toBe('abandon');
     expect(x(pipelineRow('failed'))).toBeUndefined();
-    expect(x(pipelineRow('completed'))).toBeUndefined();
+    expect(x(pipelineRow('completed'))).toBe('abandon');
     // Still mapped where it does not apply: the engine's refusal is shown instead of nothing.
     expect(tableAction('x', {}, pipelineRow('failed'))).toBe('cancel');
   });

@@ -77,7 +77,7 @@ export class OrangeActions implements DashboardActions {
   constructor(private readonly orange: Orange) {}
 
   async spawn(ref: TaskRef): Promise<string> {
-    const result = await this.orange.engine.spawn(ref);
+    const result = await this.orange.engine.spawn(ref, { actor: 'person' });
     return transitionLine(ref.id, result.from, result.to, result.failedHooks);
   }
 
@@ -88,6 +88,7 @@ export class OrangeActions implements DashboardActions {
 
   async create(request: CreateRequest): Promise<string> {
     const result = await this.orange.engine.createTask({
+      actor: 'person',
       project: request.project,
       branch: request.branch.trim() || undefined,
       summary: request.summary,

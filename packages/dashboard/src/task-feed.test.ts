@@ -52,7 +52,7 @@ function feedOn(store: OutOfOrderStore): TaskFeed {
   const orange = {
     store,
     maybeSlot: () => undefined,
-    workflowForProject: async () => workflow,
+    workflowFor: async () => workflow,
     engine: { targets: (w: Workflow, status: string) => [...new Set(w.from(status).map((t) => t.to))] },
   } as unknown as Orange;
   return new TaskFeed(orange);

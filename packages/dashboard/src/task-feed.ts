@@ -7,6 +7,7 @@ import {
   type Orange,
   type PullRequestReading,
   type RuntimeSnapshot,
+  type TaskMeta,
   type Workflow,
 } from '@orange/core';
 import { pullRequestView, rowOf, type Liveness, type PullRequestView, type TaskRow } from './task-row.js';
@@ -210,12 +211,10 @@ export class TaskFeed implements TaskSource {
     const [{ tasks, unreadable }, liveness] = await Promise.all([this.orange.store.list(this.options.project), this.readLiveness()]);
     this.unreadable = unreadable.length;
     this.liveness = liveness;
-    const workflows = new Map<string, Workflow>();
-    for (const project of new Set(tasks.map((t) => t.meta.project))) workflows.set(project, await this.workflowOf(project));
     const next = new Map<string, TaskRow>();
     for (const task of tasks) {
       const previous = this.rows.get(task.meta.id);
-      next.set(task.meta.id, newer(previous, this.rowIn(workflows.get(task.meta.project) as Workflow, task, previous)));
+      next.set(task.meta.id, newer(previous, this.rowIn(await this.workflowOf(task.meta), task, previous)));
     }
     this.rows = next;
     this.publish();
@@ -290,17 +289,19 @@ export class TaskFeed implements TaskSource {
     return runtime ? runtime.snapshot().catch(() => null) : null;
   }
 
-  private workflowOf(project: string): Promise<Workflow> {
-    let workflow = this.workflows.get(project);
+  /** The workflow a task runs (its own; a task from before that field, its project's), asked once per workflow. */
+  private workflowOf(meta: TaskMeta): Promise<Workflow> {
+    const key = meta.workflow ? `workflow ${meta.workflow}` : `project ${meta.project}`;
+    let workflow = this.workflows.get(key);
     if (!workflow) {
-      workflow = this.orange.workflowForProject(project);
-      this.workflows.set(project, workflow);
+      workflow = this.orange.workflowFor(meta);
+      this.workflows.set(key, workflow);
     }
     return workflow;
   }
 
   private async row(task: ListedTask, previous: TaskRow | undefined): Promise<TaskRow> {
-    return this.rowIn(await this.workflowOf(task.meta.project), task, previous);
+    return this.rowIn(await this.workflowOf(task.meta), task, previous);
   }
 
   private rowIn(workflow: Workflow, task: ListedTask, previous: TaskRow | undefined): TaskRow {

@@ -75,10 +75,12 @@ export class GithubScm implements Scm {
     const dir = this.repoDir(task, project);
     // Ask gh first, so a missing or logged-out gh changes nothing (no push).
     await this.gh.run(dir, ['auth', 'status'], 'checking gh authentication');
-    if (!(await this.git.hasRef(dir, `refs/heads/${branch}`))) {
+    if (!(await this.git.hasRef(project.path, `refs/heads/${branch}`))) {
       throw new OrangeError('E_SCM', `branch ${branch} does not exist locally; nothing to push`);
     }
-    await this.git.run(dir, ['push', '--quiet', '--set-upstream', this.options.remote, `refs/heads/${branch}:refs/heads/${branch}`], `pushing ${branch}`);
+    // From the repository itself (a worktree shares its branches): a remote given as a relative
+    // path (`../origin.git`) means the same there and nowhere else.
+    await this.git.run(project.path, ['push', '--quiet', '--set-upstream', this.options.remote, `refs/heads/${branch}:refs/heads/${branch}`], `pushing ${branch}`);
     const tracker = this.orange.maybeSlot('tracker');
     const body = pullRequestBody(task, await findPullRequestTemplate(dir), tracker ? (ref) => tracker.closingLine({ ref }) : undefined);
     const title = task.meta.summary.trim() || branch;

@@ -34,7 +34,8 @@ export function github(options: GithubOptions = {}): OrangePlugin {
       orange.provide('tracker', new GithubIssues(scm.gh));
       orange.hooks.actions.for('delete_remote_branch').tapPromise('github', async (ctx) => {
         const project = await ctx.orange.projects.get(ctx.task.meta.project);
-        await deleteRemoteBranch(scm.git, scm.repoDir(ctx.task, project), parsed.remote, ctx.task.meta.branch, ctx.log.child('github'), {
+        // From the repository itself: a remote given as a relative path (`../origin.git`) means the same there.
+        await deleteRemoteBranch(scm.git, project.path, parsed.remote, ctx.task.meta.branch, ctx.log.child('github'), {
           defaultBranch: project.default_branch,
           pullRequestMerged: async () => (await scm.pullRequestState(ctx.task, project)) === 'merged',
         });

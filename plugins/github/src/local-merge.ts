@@ -63,7 +63,9 @@ export async function mergeLocally(git: Git, input: LocalMergeInput): Promise<Lo
       if (after === before) {
         return { merged: true, message: `${branch} is already contained in ${upstream}; nothing to push`, commit: after, pushed: false };
       }
-      const push = await git.try(dir, ['push', '--quiet', remote, `HEAD:refs/heads/${target}`]);
+      // Pushed from the repository itself: a remote given as a relative path (`../origin.git`)
+      // means the same there, not in a worktree elsewhere; the commit is in the shared store.
+      const push = await git.try(project.path, ['push', '--quiet', remote, `${after}:refs/heads/${target}`]);
       if (!push.ok) {
         throw new OrangeError('E_SCM', `pushing the merge to ${upstream} was refused (${lastLine(push.stderr)}); fetch and run the merge again`);
       }

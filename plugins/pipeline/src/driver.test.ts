@@ -1,3 +1,4 @@
+import { readFileSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { definePlugin, type HeadlessRunner, type TaskRef } from '@orange/core';
@@ -155,5 +156,27 @@ describe('the pipeline driver', () => {
       { level: 'warn', msg: 'run counts $0 against the budget: the harness has no price for its model', harness: 'h', model: 'small', phase: 'classify' },
       { level: 'warn', harness: 'h', model: 'small', phase: 'write' },
     ]);
+  });
+
+  it("counts every run's cost when an edit of a sealed field (budget_usd) stopped the driver mid-run and a person repaired the task", async () => {
+    let tampered = '';
+    const plan: Plan = {
+      classify: [{ data: { intent: 'bugfix', confidence: 0.9 }, costUsd: 0.05 }],
+      reproduce: [{ costUsd: 0.06, during: () => writeFileSync(tampered, readFileSync(tampered, 'utf8').replace(/^budget_usd: .*$/m, 'budget_usd: 100')) }],
+      fix: [{ costUsd: 0.07 }],
+    };
+    box = await pipelineBox({ intents: { bugfix: { phases: ['reproduce', 'fix'] } } }, plan);
+    const ref = await box.task();
+    tampered = box.orange.paths.taskFile(ref.project, ref.id);
+    await box.to(ref, 'classifying');
+    await expect(runPipeline(box.orange, ref)).rejects.toMatchObject({ code: 'E_TAMPERED' });
+    expect((await box.orange.engine.repair(ref)).fields).toEqual(['budget_usd']);
+    await runPipeline(box.orange, ref);
+    const meta = await box.meta(ref);
+    const runs = (await box.orange.store.history(ref.project, ref.id)).filter((e) => e.type === 'pipeline.run').map((e) => e.cost_usd);
+    // The reproduce run whose result was never recorded ran again: both were paid for.
+    expect(box.runs).toEqual(['classify@small', 'reproduce@small', 'reproduce@small', 'fix@small']);
+    expect(runs).toEqual([0.05, 0.06, 0.01, 0.07]);
+    expect(meta).toMatchObject({ status: 'completed', budget_usd: 5, cost_total_usd: 0.19 });
   });
 });

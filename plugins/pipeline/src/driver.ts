@@ -1,11 +1,11 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseSections, renderPrompt, type Orange, type Task, type TaskMeta, type TaskRef } from '@orange/core';
+import { AGENT_SECRET_VARIABLE, parseSections, renderPrompt, type Orange, type Task, type TaskMeta, type TaskRef } from '@orange/core';
 import { execa } from 'execa';
 import { writeCheckpoint } from './checkpoint.js';
 import { pipelineOf, type PipelineInstance } from './instance.js';
 import { noticeNotification, type Notice } from './notice.js';
-import { afterChecks, afterFailure, afterPhaseRun, nextTier, overBudget, pipelineFields, roundUsd, routeFor, type PipelineFields } from './policy.js';
+import { afterChecks, afterFailure, afterPhaseRun, nextTier, overBudget, pipelineFields, roundUsd, routeFor, spentUsd, type PipelineFields } from './policy.js';
 
 /**
  * The pipeline driver (`orange pipeline run`): runs a task from its current state until it
@@ -17,13 +17,25 @@ import { afterChecks, afterFailure, afterPhaseRun, nextTier, overBudget, pipelin
 export async function runPipeline(orange: Orange, ref: TaskRef): Promise<Task> {
   const pipeline = pipelineOf(orange);
   for (;;) {
-    const task = await orange.engine.readVerified(ref);
+    const task = await withCostOfRecord(orange, await orange.engine.readVerified(ref));
     const next = await step(orange, pipeline, task);
     if (next === null) return orange.store.read(ref.project, ref.id);
   }
 }
 
 type Step = Promise<true | null>;
+
+/**
+ * The task with `cost_total_usd` no lower than what its history says its runs cost: a run whose
+ * total could not be recorded (TASK.md tampered with until `task repair`, a driver killed) still
+ * counts against the budget.
+ */
+async function withCostOfRecord(orange: Orange, task: Task): Promise<Task> {
+  const spent = spentUsd(await orange.store.history(task.meta.project, task.meta.id));
+  if (spent <= pipelineFields(task.meta).costTotalUsd) return task;
+  orange.log.warn('pipeline cost taken from the run history', { task: task.meta.id, recorded: pipelineFields(task.meta).costTotalUsd, spent });
+  return record(orange, task, { cost_total_usd: spent });
+}
 
 async function step(orange: Orange, pipeline: PipelineInstance, task: Task): Step {
   const f = pipelineFields(task.meta);
@@ -120,6 +132,8 @@ async function classify(orange: Orange, pipeline: PipelineInstance, task: Task, 
   if (overBudget(f)) return stopForBudget(orange, task, f);
   const intents = Object.keys(pipeline.settings.intents);
   let result = await orange.hooks.classify.promise({ orange, task, intents });
+  // A hook's classification says its own cost in its event; a headless run's is in its `pipeline.run`.
+  const hookCost = result ? (result.costUsd ?? 0) : 0;
   if (!result) {
     const { tiers } = await pipeline.headlessHarness(task);
     const prompt = renderPrompt(await template(orange, task, 'classify'), { ...task.meta, context: context(task), intents: intents.join(', ') });
@@ -131,12 +145,13 @@ async function classify(orange: Orange, pipeline: PipelineInstance, task: Task, 
       costUsd: run.costUsd,
     };
   }
+  // Before the fields: a cost in history is never lost, even when the fields cannot be written.
+  await appendEvent(orange, task, { type: 'pipeline.classified', intent: result.intent, confidence: result.confidence, ...(hookCost > 0 ? { cost_usd: hookCost } : {}) });
   const updated = await record(orange, task, {
     intent: result.intent,
     confidence: result.confidence,
     cost_total_usd: roundUsd(f.costTotalUsd + (result.costUsd ?? 0)),
   });
-  await appendEvent(orange, task, { type: 'pipeline.classified', intent: result.intent, confidence: result.confidence });
   return go(orange, updated, result.confidence >= pipeline.settings.threshold ? 'routing' : 'awaiting_clarification');
 }
 
@@ -192,7 +207,7 @@ async function verify(orange: Orange, pipeline: PipelineInstance, task: Task, f:
   let failure: string | null = null;
   for (const [n, check] of pipeline.settings.verify.entries()) {
     const [file, ...args] = check as [string, ...string[]];
-    const result = await execa(file, args, { cwd: workspace ?? undefined, reject: false, all: true, stdin: 'ignore', timeout: pipeline.settings.runTimeoutMs });
+    const result = await execa(file, args, { cwd: workspace ?? undefined, env: withoutSecret(process.env), extendEnv: false, reject: false, all: true, stdin: 'ignore', timeout: pipeline.settings.runTimeoutMs });
     const exit = result.exitCode ?? result.signal ?? '?';
     // Kept whether it passed or not, like an agent run's output: what "passed" meant can be read later.
     const log = await writeRunFile(orange, task, `check-${n + 1}.log`, `$ ${check.join(' ')} (exit ${exit})\n${result.all ?? ''}\n`);
@@ -229,7 +244,9 @@ async function headlessRun(orange: Orange, pipeline: PipelineInstance, task: Tas
   await appendEvent(orange, task, { type: 'pipeline.run.started', phase: input.phase, tier: input.model, harness: harness.name });
   const child = await execa(file, args, {
     cwd: workspace,
-    env: { ...command.env, ORANGE_RESULT_FILE: resultFile, ORANGE_PHASE: input.phase, ORANGE_MODEL: input.model },
+    // The agent runs with the task's identity but not the driver's secret: its own `orange` calls cannot act as Orange's driver.
+    env: { ...withoutSecret(process.env), ...command.env, ORANGE_RESULT_FILE: resultFile, ORANGE_PHASE: input.phase, ORANGE_MODEL: input.model },
+    extendEnv: false,
     reject: false,
     stdin: 'ignore',
     timeout: pipeline.settings.runTimeoutMs,
@@ -266,7 +283,7 @@ async function writeRunFile(orange: Orange, task: Task, name: string, text: stri
 }
 
 async function template(orange: Orange, task: Task, name: string): Promise<string> {
-  const workflow = await orange.workflowForProject(task.meta.project);
+  const workflow = await orange.workflowFor(task.meta);
   return workflow.definition.prompts[name] ?? '';
 }
 
@@ -280,4 +297,11 @@ function tail(text: string): string {
 
 function oneLine(text: string): string {
   return text.replace(/\s+/g, ' ').slice(0, 200);
+}
+
+/** This process's environment without the spawn's secret (a headless run or a check is not the driver). */
+function withoutSecret(env: NodeJS.ProcessEnv): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) if (value !== undefined && key !== AGENT_SECRET_VARIABLE) kept[key] = value;
+  return kept;
 }

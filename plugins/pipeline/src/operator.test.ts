@@ -81,7 +81,7 @@ describe('orange task resume', () => {
     expect(await refusal(resumeTask(box.orange, waiting))).toMatch(/is awaiting_clarification; only a stopped pipeline task/);
     const other = await otherWorkflowTask(box);
     expect(await refusal(resumeTask(box.orange, other))).toMatch(/runs the default workflow; only pipeline tasks/);
-    await box.to(created, 'stopped');
+    await box.to(created, 'stopped', undefined, 'person');
     expect(await refusal(resumeTask(box.orange, created, { budgetUsd: 0 }))).toBe('E_INVALID_INPUT: the budget must be a positive number of USD, not 0');
     expect((await box.meta(created)).status).toBe('stopped');
   });
@@ -89,7 +89,7 @@ describe('orange task resume', () => {
   it('resumes a task cancelled before it started at classifying, acquiring its worktree first', async () => {
     box = await pipelineBox();
     const ref = await box.task();
-    await box.to(ref, 'stopped', 'cancelled');
+    await box.to(ref, 'stopped', 'cancelled', 'person');
     const result = await resumeTask(box.orange, ref, { budgetUsd: 2 });
     expect(result).toMatchObject({ from: 'stopped', to: 'classifying' });
     expect(result.task.meta).toMatchObject({ budget_usd: 2, stop_reason: '' });
@@ -115,7 +115,7 @@ describe('orange task respawn on a pipeline task', () => {
   it('resumes a stopped task, refuses one awaiting clarification with the clarify command, and leaves created and finished ones to the engine', async () => {
     box = await pipelineBox();
     const stopped = await box.task();
-    await box.to(stopped, 'stopped', 'cancelled');
+    await box.to(stopped, 'stopped', 'cancelled', 'person');
     expect((await box.orange.engine.respawn(stopped)).meta.status).toBe('classifying');
     const waiting = await unsure(box);
     expect(await refusal(box.orange.engine.respawn(waiting))).toBe(

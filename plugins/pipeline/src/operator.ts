@@ -1,4 +1,4 @@
-import { OrangeError, parseSections, setSection, type Orange, type Task, type TaskRef, type TransitionResult } from '@orange/core';
+import { inertHeadings, OrangeError, parseSections, setSection, type Orange, type Task, type TaskRef, type TransitionResult } from '@orange/core';
 import { writeCheckpoint } from './checkpoint.js';
 import { pipelineOf } from './instance.js';
 import { pipelineFields, resumeTarget } from './policy.js';
@@ -7,9 +7,10 @@ const RUNNING = new Set(['classifying', 'routing', 'executing', 'retrying', 'esc
 
 async function pipelineTask(orange: Orange, ref: TaskRef): Promise<Task> {
   pipelineOf(orange);
-  const workflow = await orange.workflowForProject(ref.project);
+  const task = await orange.engine.readVerified(ref);
+  const workflow = await orange.workflowFor(task.meta);
   if (workflow.name !== 'pipeline') throw new OrangeError('E_NOT_ALLOWED', `task ${ref.id} runs the ${workflow.name} workflow; only pipeline tasks can be clarified or resumed`);
-  return orange.engine.readVerified(ref);
+  return task;
 }
 
 /**
@@ -25,12 +26,14 @@ export async function clarifyTask(orange: Orange, ref: TaskRef, answer: string):
   }
   // The answer and the forgotten classification ride the move: a vetoed move leaves the task as it was.
   const result = await orange.engine.transition(ref, 'classifying', {
+    actor: 'person',
     cause: 'request',
     expectFrom: 'awaiting_clarification',
     fields: { confidence: null, intent: '' },
     body: (body) => {
       const previous = parseSections(body).get('Context');
-      return setSection(body, 'Context', previous ? `${previous}\n\nClarification: ${text}` : `Clarification: ${text}`);
+      const answer = `Clarification: ${inertHeadings(text)}`;
+      return setSection(body, 'Context', previous ? `${previous}\n\n${answer}` : answer);
     },
   });
   if (!result.changed) throw new OrangeError('E_NOT_ALLOWED', `task ${ref.id} moved to ${result.from} meanwhile; only a task awaiting clarification can be clarified`);
@@ -52,7 +55,7 @@ export async function resumeTask(orange: Orange, ref: TaskRef, options: { budget
     if (runtime && (await runtime.snapshot()).isAlive(task.meta, 'worker')) {
       throw new OrangeError('E_NOT_ALLOWED', `task ${ref.id} is ${status} and its pipeline is still running`);
     }
-    await orange.engine.transition(ref, 'stopped', { cause: 'request', reason: 'resume: the pipeline driver is not running', expectFrom: status });
+    await orange.engine.transition(ref, 'stopped', { cause: 'request', actor: 'person', reason: 'resume: the pipeline driver is not running', expectFrom: status });
   } else if (status !== 'stopped') {
     throw new OrangeError('E_NOT_ALLOWED', `task ${ref.id} is ${status}; only a stopped pipeline task (or one whose run died) can be resumed`);
   }
@@ -68,7 +71,7 @@ export async function resumeTask(orange: Orange, ref: TaskRef, options: { budget
     task = await orange.engine.readVerified(ref);
   }
   const fields = pipelineFields(task.meta);
-  return orange.engine.transition(ref, resumeTarget(fields), { cause: 'request', reason: 'resume', expectFrom: 'stopped' });
+  return orange.engine.transition(ref, resumeTarget(fields), { cause: 'request', actor: 'person', reason: 'resume', expectFrom: 'stopped' });
 }
 
 /**

@@ -32,7 +32,7 @@ describe('pipeline gates on the engine', () => {
     await box.to(ref, 'classifying');
     await box.set(ref, { confidence: 0.2 });
     await box.to(ref, 'awaiting_clarification');
-    expect(await box.ran(() => box!.to(ref, 'classifying'))).toEqual(['spawn_agent']);
+    expect(await box.ran(() => box!.to(ref, 'classifying', undefined, 'person'))).toEqual(['spawn_agent']);
     expect((await box.meta(ref)).status).toBe('classifying');
   });
 
@@ -102,7 +102,7 @@ describe('pipeline gates on the engine', () => {
     expect((await box.meta(ref)).stop_reason).toBe('budget exceeded: cost $5.00 of a $5.00 budget');
     expect(await checkpoint(box, ref)).toMatchObject({ state: 'stopped', stop_reason: 'budget exceeded: cost $5.00 of a $5.00 budget' });
     await box.set(ref, { budget_usd: 10 });
-    expect(await box.ran(() => box!.to(ref, 'executing'))).toEqual(['acquire_workspace', 'spawn_agent']);
+    expect(await box.ran(() => box!.to(ref, 'executing', undefined, 'person'))).toEqual(['acquire_workspace', 'spawn_agent']);
     expect((await box.meta(ref)).stop_reason).toBe('');
     expect(await checkpoint(box, ref)).toMatchObject({ state: 'executing', stop_reason: null });
   });
@@ -149,10 +149,10 @@ describe('pipeline gates on the engine', () => {
     await box.to(ref, 'classifying');
     await box.set(ref, { cost_total_usd: 1.5 });
     await box.to(ref, 'stopped');
-    expect(await box.refusal(ref, 'classifying')).toMatch(/has reached its budget \$1.00; resume with a higher --budget/);
+    expect(await box.refusal(ref, 'classifying', 'person')).toMatch(/has reached its budget \$1.00; resume with a higher --budget/);
     expect(await checkpoint(box, ref)).toMatchObject({ state: 'stopped', cost_total_usd: 1.5, budget_usd: 1 });
     await box.set(ref, { budget_usd: 3 });
-    await box.to(ref, 'classifying');
+    await box.to(ref, 'classifying', undefined, 'person');
   });
 });
 

@@ -106,7 +106,7 @@ export function pipeline(options: PipelineOptions = {}): OrangePlugin {
         return respawnTask(orange, { project: task.meta.project, id: task.meta.id });
       });
       orange.hooks.taskCreated.tapPromise('pipeline', async (event) => {
-        const workflow = await orange.workflowForProject(event.task.meta.project);
+        const workflow = await orange.workflowFor(event.task.meta);
         if (workflow.name === 'pipeline') await writeCheckpoint(orange.paths, event.task.meta);
       });
     },

@@ -79,6 +79,21 @@ export function overBudget(fields: PipelineFields): boolean {
   return fields.budgetUsd > 0 && fields.costTotalUsd >= fields.budgetUsd;
 }
 
+/**
+ * What the task's runs cost, from its history: every `pipeline.run` (and a classification a hook
+ * made, which says its cost) appends its cost before the driver records the total, so a total
+ * that could not be written (the task was tampered with, the driver killed) is not lost. Pure.
+ */
+export function spentUsd(history: readonly { readonly type: string; readonly [field: string]: unknown }[]): number {
+  let spent = 0;
+  for (const event of history) {
+    if (event.type !== 'pipeline.run' && event.type !== 'pipeline.classified') continue;
+    const cost = event.cost_usd;
+    if (typeof cost === 'number' && Number.isFinite(cost) && cost > 0) spent += cost;
+  }
+  return roundUsd(spent);
+}
+
 /** Where `orange task resume` continues a stopped task: from the checkpoint's progress. Pure. */
 export function resumeTarget(fields: PipelineFields): 'classifying' | 'executing' | 'verifying' {
   if (fields.phases.length === 0) return 'classifying';

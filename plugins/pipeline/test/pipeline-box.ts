@@ -1,12 +1,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Orange, OrangePaths, definePlugin, isOrangeError, pluginActions, type HeadlessResult, type Notification, type NotificationDelivery, type OrangePlugin, type TaskMeta, type TaskRef } from '@orange/core';
+import { Orange, OrangePaths, definePlugin, type Actor, isOrangeError, pluginActions, type HeadlessResult, type Notification, type NotificationDelivery, type OrangePlugin, type TaskMeta, type TaskRef } from '@orange/core';
 import { pipeline } from '../src/pipeline.js';
 import type { PipelineOptions } from '../src/options.js';
 
 /** What the stand-in harness's n-th headless run of a phase reports (a missing entry: ok, $0.01). */
-export type Plan = Record<string, Array<Partial<Pick<HeadlessResult, 'ok' | 'output' | 'costUsd'>> & { data?: Record<string, unknown> }>>;
+export type Plan = Record<string, Array<Partial<Pick<HeadlessResult, 'ok' | 'output' | 'costUsd'>> & { data?: Record<string, unknown>; during?: () => void }>>;
 
 export interface PipelineBox {
   readonly orange: Orange;
@@ -27,9 +27,10 @@ export interface PipelineBox {
   ran(step: () => Promise<unknown>): Promise<string[]>;
   /** Writes frontmatter fields as the driver would (under the lock). */
   set(ref: TaskRef, patch: Partial<TaskMeta>): Promise<void>;
-  to(ref: TaskRef, status: string, reason?: string): ReturnType<Orange['engine']['transition']>;
+  /** A move by Orange (the driver), or by `actor` (a person's resume, cancel, clarify). */
+  to(ref: TaskRef, status: string, reason?: string, actor?: Actor): ReturnType<Orange['engine']['transition']>;
   /** The refusal of a transition as `CODE: message`. */
-  refusal(ref: TaskRef, status: string): Promise<string>;
+  refusal(ref: TaskRef, status: string, actor?: Actor): Promise<string>;
   meta(ref: TaskRef): Promise<TaskMeta>;
   cleanup(): Promise<void>;
 }
@@ -76,6 +77,8 @@ export async function pipelineBox(options: PipelineOptions = {}, plan: Plan = {}
             used[phase] = n + 1;
             runs.push(`${phase}@${run.model ?? ''}`);
             const entry = plan[phase]?.[n] ?? {};
+            // What else happens while the run is going (someone edits TASK.md, …).
+            entry.during?.();
             return { ok: entry.ok ?? true, output: entry.output ?? `${phase} ${entry.ok === false ? 'failed' : 'done'}`, costUsd: entry.costUsd ?? 0.01, data: entry.data ?? {} };
           },
         },
@@ -117,9 +120,9 @@ export async function pipelineBox(options: PipelineOptions = {}, plan: Plan = {}
     async set(ref, patch) {
       await orange.store.withTaskLock(ref.project, ref.id, () => orange.store.update(ref.project, ref.id, patch));
     },
-    to: (ref, status, reason) => orange.engine.transition(ref, status, { cause: 'auto', ...(reason ? { reason } : {}) }),
-    async refusal(ref, status) {
-      const error = await orange.engine.transition(ref, status, { cause: 'auto' }).then(
+    to: (ref, status, reason, actor = 'orange') => orange.engine.transition(ref, status, { cause: 'auto', actor, ...(reason ? { reason } : {}) }),
+    async refusal(ref, status, actor = 'orange') {
+      const error = await orange.engine.transition(ref, status, { cause: 'auto', actor }).then(
         () => null,
         (e: unknown) => e,
       );

@@ -1,4 +1,4 @@
-import type { PullRequestCheck, PullRequestReview } from '@orange/core';
+import { inertHeadings as inert, type PullRequestCheck, type PullRequestReview } from '@orange/core';
 
 /** What goes into `## Feedback` for failing checks: each check's name, link and log tail. */
 export function ciFeedback(url: string, failing: ReadonlyArray<{ check: PullRequestCheck; log: string | null }>): string {
@@ -24,10 +24,4 @@ export function reviewFeedback(url: string, review: PullRequestReview): string {
 /** A log must not close the fence it is shown in, nor start a section of TASK.md. */
 function fence(log: string): string {
   return inert(log.replace(/```/g, "'''"));
-}
-
-/** Text from a reviewer or a CI log must not start a section of TASK.md (a `## ` line would). */
-function inert(text: string): string {
-  // Escaped as markdown (`\##`): indentation alone would not do, headings may be indented.
-  return text.replace(/^(\s*)(##) /gm, '$1\\$2 ');
 }

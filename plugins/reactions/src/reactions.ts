@@ -258,7 +258,7 @@ async function giveUp(orange: Orange, task: Task, name: ReactionName, reason: st
   orange.notifications.raise({ event: 'reaction.gave_up', priority: 'warning', title: `Reaction ${name} gave up: ${label(task)}`, reason, task: task.meta });
   const ref = { project: task.meta.project, id: task.meta.id };
   const current = await orange.store.read(ref.project, ref.id);
-  const workflow = await orange.workflowForProject(ref.project);
+  const workflow = await orange.workflowFor(current.meta);
   try {
     if (current.meta.status !== 'stuck' && workflow.between(current.meta.status, 'stuck').length > 0) {
       await orange.engine.transition(ref, 'stuck', { cause: 'auto', reason: `reaction ${name} gave up: ${reason}`, expectFrom: current.meta.status });
@@ -316,28 +316,41 @@ async function approvedAndGreen(event: PullRequestEvent, o: ReactionsOptions['ap
     event.report({ reaction: 'approved-and-green', outcome: 'a human was notified' });
     return;
   }
-  let merged: string;
+  // The merge is the move's effect: it runs only once every check of `→ done` passed (a team's
+  // veto included), so a refused move merges nothing.
+  let merged: string | null = null;
+  let moved = true;
   try {
-    merged = (await merge(fired, await orange.projects.get(ref.project))).message;
+    const result = await orange.engine.transition(ref, 'done', {
+      cause: 'auto',
+      reason: 'pull request approved with green checks: merged',
+      expectFrom: fired.meta.status,
+      effect: async (current) => {
+        merged = (await merge(current, await orange.projects.get(ref.project))).message;
+        await orange.store.appendHistory(ref.project, ref.id, { type: 'task.merged', via: 'approved-and-green', url: feedback.url });
+      },
+    });
+    moved = result.changed;
   } catch (error) {
-    const reason = `merging failed: ${error instanceof Error ? error.message : String(error)}`;
-    await orange.store.withTaskLock(ref.project, ref.id, () => orange.store.appendHistory(ref.project, ref.id, { type: 'reaction.failed', reaction: 'approved-and-green', key, attempt: next.attempt, reason }));
-    if (next.attempt > o.retries) {
-      const final = `${reason} (attempt ${next.attempt}, no retries left)`;
-      if (await recordGiveUp(orange, ref, key, final)) await warnGaveUp(event, final);
+    if (merged === null) {
+      const refused = isOrangeError(error) && error.code !== 'E_SCM' && 'from' in error.details;
+      const reason = `${refused ? 'not merged, the move to done was refused' : 'merging failed'}: ${error instanceof Error ? error.message : String(error)}`;
+      await orange.store.withTaskLock(ref.project, ref.id, () => orange.store.appendHistory(ref.project, ref.id, { type: 'reaction.failed', reaction: 'approved-and-green', key, attempt: next.attempt, reason }));
+      if (refused || next.attempt > o.retries) {
+        const final = `${reason} (attempt ${next.attempt}${refused ? '' : ', no retries left'})`;
+        if (await recordGiveUp(orange, ref, key, final)) await warnGaveUp(event, final);
+        return;
+      }
+      event.report({ reaction: 'approved-and-green', outcome: `${reason} (attempt ${next.attempt}; tried again on the next pass)` });
       return;
     }
-    event.report({ reaction: 'approved-and-green', outcome: `${reason} (attempt ${next.attempt}; tried again on the next pass)` });
+    orange.log.child('reactions').warn('merged, but the move to done failed after', { task: ref.id, error: error instanceof Error ? error.message : String(error) });
+  }
+  if (!moved) {
+    event.report({ reaction: 'approved-and-green', outcome: 'not merged: the task moved meanwhile' });
     return;
   }
-  await orange.store.withTaskLock(ref.project, ref.id, () => orange.store.appendHistory(ref.project, ref.id, { type: 'task.merged', via: 'approved-and-green', url: feedback.url }));
-  try {
-    // Unchanged (expectFrom) if the task moved meanwhile: the pull request sync finishes it on a later pass.
-    await orange.engine.transition(ref, 'done', { cause: 'auto', reason: 'pull request approved with green checks: merged', expectFrom: fired.meta.status });
-  } catch (error) {
-    orange.log.child('reactions').warn('merged, but the move to done was refused', { task: ref.id, error: error instanceof Error ? error.message : String(error) });
-  }
-  event.report({ reaction: 'approved-and-green', outcome: merged });
+  event.report({ reaction: 'approved-and-green', outcome: merged ?? 'merged' });
 }
 
 /** What approved-and-green does next for `key`: fire (attempt n), give up (escalateAfter passed), or wait. */

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { TASK_ID_VARIABLE, type AgentRole, type OrangePaths, type TaskMeta } from '@orange/core';
+import { AGENT_SECRET_VARIABLE, TASK_ID_VARIABLE, type AgentRole, type OrangePaths, type TaskMeta } from '@orange/core';
 import { shimDir } from './orange-shim.js';
 
 export interface AgentEnvInput {
@@ -8,6 +8,8 @@ export interface AgentEnvInput {
   readonly prompt: string;
   readonly workspace: string;
   readonly spawnId: string;
+  /** The spawn's secret (its identity: Orange keeps only its hash). */
+  readonly secret: string;
   readonly paths: OrangePaths;
   /** The server the agent's own `orange` calls must reach (`tmux -L`), if not the default. */
   readonly socketName: string | undefined;
@@ -32,6 +34,7 @@ export function agentEnv(input: AgentEnvInput): Record<string, string> & { PATH:
     ORANGE_TASK_FILE: join(input.workspace, 'TASK.md'),
     ORANGE_HOME: input.paths.home,
     ORANGE_SPAWN_ID: input.spawnId,
+    [AGENT_SECRET_VARIABLE]: input.secret,
     ...(input.socketName ? { ORANGE_TMUX_SOCKET: input.socketName } : {}),
     PATH: basePath ? `${shimDir(input.paths)}:${basePath}` : shimDir(input.paths),
   };

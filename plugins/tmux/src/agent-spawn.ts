@@ -82,7 +82,9 @@ export async function spawnAgent(ctx: ActionContext, role: AgentRole, setup: Spa
   if (command.argv.length === 0) throw new OrangeError('E_HARNESS', `harness ${harness.name} returned an empty command`);
 
   if (orange.cliEntry) await ensureOrangeShim(orange.paths, orange.cliEntry);
-  const env = agentEnv({ task: meta, role, prompt, workspace, spawnId, paths: orange.paths, socketName: setup.socketName, harnessEnv: command.env });
+  // The agent's identity: its calls show the spawn id with this secret; Orange keeps only its hash.
+  const secret = await orange.store.identities.issue(meta.project, meta.id, role, spawnId);
+  const env = agentEnv({ task: meta, role, prompt, workspace, spawnId, secret, paths: orange.paths, socketName: setup.socketName, harnessEnv: command.env });
   const wrapper = [
     process.execPath,
     setup.wrapperPath,

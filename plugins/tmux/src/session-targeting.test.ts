@@ -74,8 +74,10 @@ describe('tasks whose branch holds characters special to tmux or a shell', () =>
     const pids: number[] = [];
     for (const task of tasks) {
       pids.push(...(await panePids(client, 'session', `=demo/${task.meta.id}`)));
-      // Finished without its hooks running (e.g. edited by hand): its session is an orphan.
+      // Finished without its hooks running (its state and ledger say so, its session lives on):
+      // an orphan. The monitor confirms the status from these files, never from the listing alone.
       await box.orange.store.patch('demo', task.meta.id, { status: 'cancelled' });
+      await box.orange.store.appendHistory('demo', task.meta.id, { type: 'status.changed', from: task.meta.status, to: 'cancelled', cause: 'request' });
     }
     expect(pids).toHaveLength(BRANCHES.length);
     const report = await new Monitor(box.orange).pass();

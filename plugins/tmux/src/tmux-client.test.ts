@@ -1,6 +1,6 @@
 import { readFile, readlink } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { escapeTmuxArgument, escapeTmuxFormat, TmuxClient } from './tmux-client.js';
+import { escapeTmuxArgument, escapeTmuxFormat, TmuxClient, typedText } from './tmux-client.js';
 
 describe('escapeTmuxArgument', () => {
   it('escapes a trailing ; so tmux does not read it as a command separator', () => {
@@ -45,5 +45,13 @@ describe('the tmux server a client starts', () => {
     } finally {
       await client.attempt(['kill-server']);
     }
+  });
+});
+
+describe('typedText', () => {
+  it('drops every control character (Ctrl-C, ESC, BEL, DEL, C1) and turns line breaks and tabs into spaces', () => {
+    expect(typedText('lint\u0003\u0003 failed\u001b[2J\u0007\u007f\u009b')).toBe('lint failed[2J');
+    expect(typedText('one\ntwo\r\nthree\tfour')).toBe('one two  three four');
+    expect(typedText('plain text, ünïcode — kept')).toBe('plain text, ünïcode — kept');
   });
 });

@@ -26,13 +26,24 @@ export function escapeTmuxArgument(arg: string): string {
   return arg.endsWith(';') ? `${arg.slice(0, -1)}\\;` : arg;
 }
 
+/**
+ * Text typed into an agent's terminal, made inert: text from outside (a CI check's name, a review
+ * comment, a summary) must never act as a key. Line breaks and tabs become spaces (a line break
+ * would submit early); every other control character — Ctrl-C, ESC, BEL, DEL, the C1 range — is
+ * dropped.
+ */
+export function typedText(text: string): string {
+  // eslint-disable-next-line no-control-regex -- the control characters are what this removes
+  return text.replace(/[\t\n\r]/g, ' ').replace(/[\u0000-\u001f\u007f-\u009f]/g, '');
+}
+
 /** `-c` (start directory) is expanded as a tmux format, so a literal `#` must be doubled. */
 export function escapeTmuxFormat(text: string): string {
   return text.replace(/#/g, '##');
 }
 
 /** The variables that name an agent (its task, role and spawn): an `orange` call made by an agent has them. */
-const AGENT_IDENTITY = /^ORANGE_(TASK_ID|PROJECT|BRANCH|ROLE|STATUS|REVIEW_ROUND|PROMPT|TASK_FILE|SPAWN_ID)$/;
+const AGENT_IDENTITY = /^ORANGE_(TASK_ID|PROJECT|BRANCH|ROLE|STATUS|REVIEW_ROUND|PROMPT|TASK_FILE|SPAWN_ID|AGENT_SECRET)$/;
 
 /** The environment tmux runs with: this process's, without an agent's identity. */
 export function serverEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
@@ -129,7 +140,7 @@ export class TmuxClient {
    * presses Enter. The pause keeps agent TUIs from swallowing the Enter into a paste.
    */
   async typeLine(target: string, text: string, submitDelayMs: number): Promise<void> {
-    await this.run(['send-keys', '-t', target, '-l', text]);
+    await this.run(['send-keys', '-t', target, '-l', typedText(text)]);
     if (submitDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, submitDelayMs));
     await this.run(['send-keys', '-t', target, 'Enter']);
   }

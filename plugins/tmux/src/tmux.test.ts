@@ -209,6 +209,25 @@ describe('reviewer windows and notifications', () => {
     }
   });
 
+  it("keeps a worker alive when a line from outside carries Ctrl-C, ESC and BEL: they arrive as nothing, the text as text", async () => {
+    box.setAgent(() => ['sh', '-c', 'cat > "$ORANGE_HOME/ctrl-$ORANGE_TASK_ID.txt"']);
+    try {
+      const task = await box.newTask({ branch: 'ctrl-chars' });
+      await eventually(async () => (await box.windows()).includes(`demo/${task.meta.id}:worker`));
+      const runtime = box.orange.slot('runtime');
+      const meta = (await box.read(task)).meta;
+      // A CI check named "lint" followed by two Ctrl-C bytes, as the reactions plugin would pass it on.
+      expect(await runtime.sendLine?.(meta, 'worker', '[orange] CI failed: lint\u0003\u0003 \u001b[2J\u0007done')).toBe(true);
+      const typed = await eventually(() => readFile(join(box.home, `ctrl-${task.meta.id}.txt`), 'utf8').then((t) => (t.endsWith('\n') ? t : null)));
+      expect(typed).toBe('[orange] CI failed: lint [2Jdone\n');
+      // `cat` was not interrupted: the worker's window is still there, its agent running.
+      expect(await box.windows()).toContain(`demo/${task.meta.id}:worker`);
+      expect((await box.orange.slot('runtime').snapshot()).isAlive((await box.read(task)).meta, 'worker')).toBe(true);
+    } finally {
+      box.setAgent(() => ['sh', '-c', DUMP, 'sh', 'ends with;', '#{session_name}']);
+    }
+  });
+
   it('starts a worker on demand when notify_worker finds none (task created at agent-review)', async () => {
     const task = await box.newTask({ branch: 'on-demand', status: 'agent-review' });
     const session = `demo/${task.meta.id}`;
@@ -227,6 +246,16 @@ describe('reviewer windows and notifications', () => {
     expect(env.ORANGE_STATUS).toBe('working');
     // The on-demand worker gets the respawn prompt: it resumes from TASK.md.
     expect(env.ORANGE_PROMPT).toContain('# Resuming: test task');
+  });
+
+  it('starts no worker when a review passes on a task that has none: reviewing is a person\'s turn', async () => {
+    const task = await box.newTask({ branch: 'no-worker-needed', status: 'agent-review' });
+    const session = `demo/${task.meta.id}`;
+    await box.writeSection(task, 'Review', 'Verdict: PASS\nLooks right.');
+    await box.orange.engine.transition({ project: 'demo', id: task.meta.id }, 'reviewing');
+    const after = await box.read(task);
+    expect(after.meta).toMatchObject({ status: 'reviewing', worker_spawn: null, reviewer_spawn: null });
+    expect((await box.windows()).filter((w) => w.startsWith(`${session}:`))).toEqual([]);
   });
 });
 

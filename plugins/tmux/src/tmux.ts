@@ -42,8 +42,11 @@ export function tmux(options: TmuxOptionsInput = {}): OrangePlugin {
         const session = taskSession(meta);
         const windows = await client.listWindows();
         if (!windows.some((w) => w.session === session && w.window === WORKER_WINDOW && !w.dead)) {
-          // No worker to tell (it crashed, or the task was created at agent-review): start one on demand.
-          await spawnAgent(ctx, 'worker', setup, true);
+          // No worker to tell (it crashed, or the task was created at agent-review): start one on
+          // demand where the new status gives a worker work (a prompt), not where a person takes over.
+          const state = ctx.workflow.state(ctx.to);
+          if (state?.agent === 'worker' && state.prompt !== undefined) await spawnAgent(ctx, 'worker', setup, true);
+          else ctx.log.info('no worker to tell, and none needed', { task: meta.id, to: ctx.to });
           return;
         }
         await client.typeLine(windowTarget(session, WORKER_WINDOW), workerNotice(ctx.from, ctx.to, meta), settings.submitDelayMs);

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { isOrangeError, listProcesses, OrangeError, stopProcesses, taskProcessesInside, withAncestors, type GcResult, type Project, type WorkspaceInfo, type Workflow } from '@orange/core';
+import { isOrangeError, listProcesses, OrangeError, stopProcesses, taskProcessesInside, withAncestors, type GcResult, type Project, type TaskMeta, type WorkspaceInfo, type Workflow } from '@orange/core';
 import type { PoolEntry } from './pool-file.js';
 import type { PoolParts } from './pool-parts.js';
 import { startQueued } from './queue.js';
@@ -25,13 +25,12 @@ export async function collectWorktrees(parts: PoolParts, project?: string): Prom
     // The listing (an index checked against the files) says which tasks could be done with their
     // worktree; only those are read again, under their lock. Most belong to tasks still at work.
     const { tasks } = await parts.orange.store.list(name);
-    const statuses = new Map(tasks.map((t) => [t.meta.id, t.meta.status]));
-    const workflow = await parts.orange.workflowForProject(name);
+    const listed = new Map(tasks.map((t) => [t.meta.id, t.meta]));
     const repo = projects.find((p) => p.name === name);
     for (const entry of bound.filter((e) => e.project === name)) {
       const taskId = entry.task as string;
       try {
-        if (await collect(parts, entry, taskId, statuses.get(taskId), workflow, repo, fetched)) freed.push({ ...entry });
+        if (await collect(parts, entry, taskId, listed.get(taskId), repo, fetched)) freed.push({ ...entry });
       } catch (error) {
         if (isOrangeError(error) && error.code === 'E_LOCKED') busy.push(taskId);
         else parts.log.warn('gc skipped a worktree', { workspace: entry.name, task: taskId, error: error instanceof Error ? error.message : String(error) });
@@ -53,12 +52,12 @@ export async function collectWorktrees(parts: PoolParts, project?: string): Prom
 }
 
 /**
- * Frees `entry` if its task is gone, terminal or still initial (`listed`: its status in the
- * listing, undefined when it was not listed); false when it is kept.
+ * Frees `entry` if its task is gone, terminal or still initial in its own workflow (`listed`: the
+ * task as the listing has it, undefined when it was not listed); false when it is kept.
  */
-async function collect(parts: PoolParts, entry: PoolEntry, taskId: string, listed: string | undefined, workflow: Workflow, project: Project | undefined, fetched: Set<string>): Promise<boolean> {
-  const collectable = (status: string) => workflow.isTerminal(status) || status === workflow.initial;
-  if (listed !== undefined && !collectable(listed)) return false;
+async function collect(parts: PoolParts, entry: PoolEntry, taskId: string, listed: TaskMeta | undefined, project: Project | undefined, fetched: Set<string>): Promise<boolean> {
+  const collectable = (workflow: Workflow, status: string) => workflow.isTerminal(status) || status === workflow.initial;
+  if (listed !== undefined && !collectable(await parts.orange.workflowFor(listed), listed.status)) return false;
   if (listed === undefined) {
     // Not listed: deleted, or unreadable (which is not a reason to take its worktree).
     const gone = await parts.orange.store.read(entry.project, taskId).then(
@@ -74,7 +73,8 @@ async function collect(parts: PoolParts, entry: PoolEntry, taskId: string, liste
     // Re-read under the lock: a transition may have moved the task on meanwhile.
     const fresh = await parts.orange.store.read(entry.project, taskId);
     const status = fresh.meta.status;
-    if (!collectable(status)) return false;
+    const workflow = await parts.orange.workflowFor(fresh.meta);
+    if (!collectable(workflow, status)) return false;
     const reason = workflow.isTerminal(status) ? `its task is ${status}` : `its task is still ${status} (stale reservation)`;
     const released = await gcReset(parts, entry, taskId, project, status === 'cancelled', reason, fetched);
     if (released && fresh.meta.workspace !== null) {

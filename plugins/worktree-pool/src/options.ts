@@ -11,6 +11,11 @@ export const WorktreePoolOptionsSchema = z
     remote: z.string().min(1).regex(/^[A-Za-z0-9._/-]+$/, 'must be letters, digits, ".", "_", "/" or "-"').refine(notAnOption, 'must not start with "-"').default('origin'),
     /** The git executable. */
     gitBin: z.string().min(1).refine(notAnOption, 'must not start with "-"').default('git'),
+    /**
+     * Ignored files and folders (git's exclude patterns) a worktree keeps when it is handed to the
+     * next task, so caches need not be rebuilt: everything else untracked or ignored is removed.
+     */
+    keep: z.array(z.string().min(1).refine(notAnOption, 'must not start with "-"')).default(['node_modules']),
   })
   .strict();
 

@@ -139,6 +139,22 @@ export class ProjectRepo {
     this.log.info('worktree removed', { project: this.project.name, path });
   }
 
+  /**
+   * Where a branch called `name` exists already: `a local branch`, or `<remote>/<name>` on any
+   * remote (asked of each remote with ls-remote, so a branch nobody fetched counts too; an
+   * unreachable remote falls back to its fetched refs). Null when it exists nowhere.
+   */
+  async branchTaken(name: string, dir: string = this.dir, options: { readonly remotesOnly?: boolean } = {}): Promise<string | null> {
+    if (!options.remotesOnly && (await this.git.hasRef(dir, `refs/heads/${name}`))) return 'a local branch';
+    const remotes = (await this.git.attempt(dir, ['remote'])).stdout.split('\n').map((r) => r.trim()).filter(Boolean);
+    for (const remote of remotes) {
+      const listed = await this.git.attempt(dir, ['ls-remote', '--heads', remote, `refs/heads/${name}`]);
+      const found = listed.ok ? listed.stdout.trim() !== '' : await this.git.hasRef(dir, `refs/remotes/${remote}/${name}`);
+      if (found) return `${remote}/${name}`;
+    }
+    return null;
+  }
+
   /** Paths with uncommitted changes (untracked files included; excluded ones such as TASK.md are not). */
   async changedFiles(worktree: string): Promise<string[]> {
     const out = await this.git.run(worktree, ['status', '--porcelain']);
@@ -146,6 +162,14 @@ export class ProjectRepo {
       .split('\n')
       .filter((l) => l.trim() !== '')
       .map((l) => l.slice(3));
+  }
+
+  /**
+   * Removes every untracked and ignored file of a worktree (`git clean -ffdx`) but those matching
+   * `keep` (exclude patterns, e.g. `node_modules`), and the TASK.md link, which is made again.
+   */
+  async clean(worktree: string, keep: readonly string[]): Promise<void> {
+    await this.git.run(worktree, ['clean', '-ffdxq', ...keep.flatMap((pattern) => ['-e', pattern])]);
   }
 
   /** Puts a worktree back to the base: discards changes, removes untracked files, detaches at the base. */

@@ -12,10 +12,11 @@ import { busyWorktrees } from './reservation.js';
  */
 export async function startQueued(parts: PoolParts, project: string, options: { readonly log?: Logger; readonly except?: string; readonly announce?: boolean } = {}): Promise<string[]> {
   const { log = parts.log, except } = options;
-  const workflow = await parts.orange.workflowForProject(project);
   const { tasks } = await parts.orange.store.list(project);
+  // Each task waits in its own workflow's initial status.
+  const initial = await Promise.all(tasks.map(async (t) => t.meta.status === (await parts.orange.workflowFor(t.meta)).initial));
   const waiting = tasks
-    .filter((t) => t.meta.status === workflow.initial && t.meta.id !== except)
+    .filter((t, i) => initial[i] && t.meta.id !== except)
     .sort((a, b) => a.meta.created_at.localeCompare(b.meta.created_at) || a.meta.id.localeCompare(b.meta.id));
   // A task put aside (--no-spawn) is not in the queue: only `orange task spawn` starts it.
   const held = await Promise.all(waiting.map(async (t) => isHeld(await parts.orange.store.history(project, t.meta.id))));

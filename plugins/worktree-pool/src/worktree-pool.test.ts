@@ -165,10 +165,10 @@ describe('acquire_workspace', () => {
       start: 'working',
       states: { created: {}, working: { agent: 'worker' }, stopped: {}, done: { terminal: true } },
       transitions: [
-        { from: 'created', to: 'working', hooks: ['acquire_workspace', 'spawn_agent'] },
-        { from: 'working', to: 'stopped', hooks: ['kill_session', 'release_workspace'] },
-        { from: 'stopped', to: 'working', hooks: ['acquire_workspace', 'spawn_agent'] },
-        { from: 'working', to: 'done', hooks: ['release_workspace'] },
+        { from: 'created', to: 'working', by: ['agent', 'person', 'orange'], hooks: ['acquire_workspace', 'spawn_agent'] },
+        { from: 'working', to: 'stopped', by: ['agent', 'person', 'orange'], hooks: ['kill_session', 'release_workspace'] },
+        { from: 'stopped', to: 'working', by: ['agent', 'person', 'orange'], hooks: ['acquire_workspace', 'spawn_agent'] },
+        { from: 'working', to: 'done', by: ['agent', 'person', 'orange'], hooks: ['release_workspace'] },
       ],
       exit: { created: { otherwise: 'mark' }, working: { otherwise: 'mark' }, stopped: { otherwise: 'mark' } },
       create: { created: { hooks: [] } },
@@ -311,6 +311,28 @@ describe('release_workspace', () => {
     expect(await git(wt, 'symbolic-ref', '--short', 'HEAD')).toBe(next.meta.branch);
   });
 
+  it('hands the next task a worktree without what the last one left: untracked and ignored files go, node_modules stays', async () => {
+    const s = await sandbox({ poolSize: 1 });
+    const first = await start(s.orange);
+    const wt = first.meta.workspace as string;
+    // Left behind, ignored (so the worktree counts as clean and is freed): an approval file, build
+    // output, and a cache worth keeping.
+    const exclude = join(s.repo, '.git', 'info', 'exclude');
+    await writeFile(exclude, `${await readFile(exclude, 'utf8')}APPROVED\nbuild/\nnode_modules/\n`);
+    await writeFile(join(wt, 'APPROVED'), 'yes\n');
+    await mkdir(join(wt, 'build'), { recursive: true });
+    await writeFile(join(wt, 'build', 'out.js'), 'built\n');
+    await mkdir(join(wt, 'node_modules', 'left-pad'), { recursive: true });
+    await writeFile(join(wt, 'node_modules', 'left-pad', 'index.js'), 'module.exports = 1;\n');
+    await s.orange.engine.transition({ project: 'demo', id: first.meta.id }, 'cancelled', { actor: 'person' });
+    const next = await start(s.orange);
+    expect(next.meta.workspace).toBe(wt);
+    expect(existsSync(join(wt, 'APPROVED'))).toBe(false);
+    expect(existsSync(join(wt, 'build'))).toBe(false);
+    expect(existsSync(join(wt, 'node_modules', 'left-pad', 'index.js'))).toBe(true);
+    expect(await git(wt, 'status', '--porcelain')).toBe('');
+  });
+
   it('stops a process an agent left running in the worktree, then frees it', async () => {
     const s = await sandbox();
     const task = await start(s.orange);
@@ -341,7 +363,7 @@ describe('release_workspace', () => {
   it('does nothing for a task that never had a workspace', async () => {
     const s = await sandbox();
     const { task } = await s.orange.engine.createTask({ project: 'demo', summary: 'later', spawn: false });
-    const result = await s.orange.engine.transition({ project: 'demo', id: task.meta.id }, 'cancelled');
+    const result = await s.orange.engine.transition({ project: 'demo', id: task.meta.id }, 'cancelled', { actor: 'person' });
     expect(result.failedHooks).toEqual([]);
   });
 });

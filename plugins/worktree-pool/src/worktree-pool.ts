@@ -73,6 +73,8 @@ export class WorktreePool implements WorkspaceProvider, PoolParts {
     if (meta.workspace !== path) {
       await repo.fetch();
       const how = await repo.switchToBranch(path, meta.branch);
+      // Nothing the last task left (an untracked APPROVED file, build output) reaches this one.
+      await repo.clean(path, this.options.keep);
       ctx.log.info('worktree on task branch', { task: meta.id, workspace: path, branch: meta.branch, branchSource: how });
     }
     await repo.linkTask(path, this.orange.paths.taskFile(meta.project, meta.id));
@@ -133,19 +135,39 @@ export class WorktreePool implements WorkspaceProvider, PoolParts {
    */
   async renameBranch(task: TaskMeta, to: string | null): Promise<string> {
     const worktree = task.workspace;
+    const project = await this.orange.projects.get(task.project);
     if (!worktree || !existsSync(worktree)) {
       if (to === null) throw new OrangeError('E_WORKSPACE', `task ${task.id} has no worktree to read the branch from; name it: --branch NAME`);
+      await this.refuseTaken(project, to);
       return to;
     }
     const current = (await this.git.run(worktree, ['branch', '--show-current'])).trim();
     if (current === '') throw new OrangeError('E_WORKSPACE', `the worktree of task ${task.id} (${worktree}) is not on a branch (detached HEAD)`);
-    if (to === null || to === current) return current;
-    if (await this.git.hasRef(worktree, `refs/heads/${to}`)) {
-      throw new OrangeError('E_WORKSPACE', `a branch named ${to} already exists in the repository; pick another name`);
+    if (to === current) return current;
+    if (to === null) {
+      // Adopting a branch the agent switched to with git: it must be a new one, not someone else's
+      // (a task's branch is deleted on the remote when it is merged).
+      if (current !== task.branch) {
+        const taken = await this.repo(project).branchTaken(current, worktree, { remotesOnly: true });
+        if (taken) throw new OrangeError('E_WORKSPACE', `the worktree of task ${task.id} is on branch ${current}, which exists already (${taken}); a task's branch must be its own: git branch -m ${current} <new name>, then orange task update --branch`);
+      }
+      return current;
     }
+    await this.refuseTaken(project, to, worktree);
     await this.git.run(worktree, ['branch', '-m', current, to]);
     this.log.info('branch renamed', { task: task.id, from: current, to });
     return to;
+  }
+
+  /** `branchTaken` of the slot: where a branch of that name exists already, or null. */
+  async branchTaken(projectName: string, name: string): Promise<string | null> {
+    return this.repo(await this.orange.projects.get(projectName)).branchTaken(name);
+  }
+
+  /** Refuses a new branch name that exists already, locally or on a remote. */
+  private async refuseTaken(project: Project, name: string, dir?: string): Promise<void> {
+    const taken = await this.repo(project).branchTaken(name, dir);
+    if (taken) throw new OrangeError('E_WORKSPACE', `a branch named ${name} already exists (${taken}); pick another name`);
   }
 
   /**

@@ -107,8 +107,8 @@ workflows:
       working: { agent: worker, prompt: worker }
       done: { terminal: true }
     transitions:
-      - { from: pending, to: working }
-      - { from: working, to: done }
+      - { from: pending, to: working, by: [person, orange] }
+      - { from: working, to: done, by: [agent, orange] }
     exit:
       pending: { otherwise: mark }
       working: { advance: [done], otherwise: mark }

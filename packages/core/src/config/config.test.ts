@@ -175,6 +175,19 @@ describe('config errors', () => {
     expect((error as Error).message).toContain('did you forget to call the factory');
   });
 
+  it('names every mistake of an inline workflow in one line, not only the first', () => {
+    const workflow = { ...defaultWorkflow, initial: 5, transitions: [{ from: 'pending', to: 'planning', by: ['robot'] }] };
+    let error: unknown;
+    try {
+      parseConfig({ workflow }, 'orange.config.ts');
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toMatchObject({ code: 'E_CONFIG', details: { field: 'workflow.initial', fields: ['workflow.initial', 'workflow.transitions.0.by.0'] } });
+    expect((error as Error).message).toMatch(/^orange\.config\.ts: field "workflow\.initial" .*; field "workflow\.transitions\.0\.by\.0" Invalid option: expected one of "agent"\|"person"\|"orange"$/);
+    expect((error as Error).message).not.toContain('\n');
+  });
+
   it('says "built-in config" when there is no file to name', () => {
     expect(() => parseConfig({ pollIntervalMs: 10 }, null)).toThrow(/^built-in config: field "pollIntervalMs"/);
   });

@@ -66,14 +66,20 @@ export type OrangeConfig = z.output<typeof ConfigSchema>;
 export function parseConfig(raw: unknown, file: string | null): OrangeConfig {
   const result = ConfigSchema.safeParse(raw ?? {});
   if (result.success) return result.data;
-  const issue = result.error.issues[0] ? innermostIssue(result.error.issues[0]) : undefined;
-  const field = issue && issue.path.length ? issue.path.join('.') : '(root)';
+  // Every problem at once (an inline workflow with two mistakes names both), the first one's field in the details.
+  const issues = result.error.issues.flatMap(innermostIssues);
   const where = file ?? 'built-in config';
-  let message = issue?.message ?? 'is invalid';
-  if (issue?.code === 'unrecognized_keys') message = `has unknown option ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
-  throw new OrangeError('E_CONFIG', `${where}: ${field === '(root)' ? '' : `field "${field}" `}${message}`.replace(': has', ' has'), {
+  const fieldOf = (issue: z.core.$ZodIssue | undefined) => (issue && issue.path.length ? issue.path.join('.') : '(root)');
+  const sentence = (issue: z.core.$ZodIssue) => {
+    const field = fieldOf(issue);
+    const message = issue.code === 'unrecognized_keys' ? `has unknown option ${issue.keys.map((k) => `"${k}"`).join(', ')}` : issue.message;
+    return `${field === '(root)' ? '' : `field "${field}" `}${message}`;
+  };
+  const text = issues.length > 0 ? issues.map(sentence).join('; ') : 'is invalid';
+  throw new OrangeError('E_CONFIG', `${where}: ${text}`.replace(': has', ' has'), {
     file: where,
-    field,
+    field: fieldOf(issues[0]),
+    ...(issues.length > 1 ? { fields: issues.map(fieldOf) } : {}),
   });
 }
 
@@ -82,15 +88,15 @@ export function parseConfig(raw: unknown, file: string | null): OrangeConfig {
  * branch accepted the value's type (an object for `workflow: string | definition`), that branch's
  * own issue is the one that explains, with its full path.
  */
-function innermostIssue(issue: z.core.$ZodIssue): z.core.$ZodIssue {
-  if (issue.code !== 'invalid_union') return issue;
+function innermostIssues(issue: z.core.$ZodIssue): z.core.$ZodIssue[] {
+  if (issue.code !== 'invalid_union') return [issue];
   const typed = issue.errors.filter((branch) => {
     const first = branch[0];
     return first !== undefined && !(first.code === 'invalid_type' && first.path.length === 0);
   });
-  const inner = typed.length === 1 ? typed[0]?.[0] : undefined;
-  if (!inner) return issue;
-  return innermostIssue({ ...inner, path: [...issue.path, ...inner.path] });
+  const branch = typed.length === 1 ? typed[0] : undefined;
+  if (!branch || branch.length === 0) return [issue];
+  return branch.flatMap((inner) => innermostIssues({ ...inner, path: [...issue.path, ...inner.path] }));
 }
 
 /** Places searched from the working directory upward, in order. */

@@ -16,7 +16,7 @@ export const STATUS_PRIORITIES: Readonly<Record<string, NotificationPriority>> =
   reviewing: 'action',
   done: 'info',
   cancelled: 'info',
-  completed: 'info',
+  completed: 'action',
   stopped: 'info',
 };
 

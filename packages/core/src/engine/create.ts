@@ -1,8 +1,9 @@
 import { OrangeError, TransitionRefused, type ErrorCode } from '../errors/index.js';
-import type { ActionFailure, CreateTaskInput, CreateTaskResult, TaskRef, TransitionResult } from '../plugin/index.js';
+import type { ActionFailure, CreateTaskInput, CreateTaskResult, Orange, TaskRef, TransitionResult } from '../plugin/index.js';
 import { assertBranchName, assertProjectName, isHeld, newTaskId, newTaskMeta } from '../store/index.js';
-import { setSection, type AgentRole, type Task, type TaskMeta } from '../task/index.js';
+import { inertHeadings, setSection, type AgentRole, type Task, type TaskMeta } from '../task/index.js';
 import { oneLineSummary } from '../text/index.js';
+import type { Actor } from '../workflow/index.js';
 import { failedHooksNote, type Deferred, type Mover } from './move.js';
 
 // How tasks and their agents start: creation (and its first move), a queued task's start, and an
@@ -11,7 +12,8 @@ import { failedHooksNote, type Deferred, type Mover } from './move.js';
 export async function createTask(mover: Mover, input: CreateTaskInput): Promise<CreateTaskResult> {
   const projectName = assertProjectName(input.project);
   await mover.orange.projects.get(projectName);
-  const workflow = await mover.orange.workflowForProject(projectName);
+  // A task keeps the workflow it is created with: the one asked for, else its project's.
+  const workflow = input.workflow !== undefined ? mover.orange.workflow(input.workflow) : await mover.orange.workflowForProject(projectName);
   const summary = oneLineSummary(input.summary ?? '');
   // An empty summary means the requirements are unclear (seed 003), where the workflow has that state.
   const status = input.status ?? (summary === '' && workflow.state('clarification') ? 'clarification' : workflow.initial);
@@ -37,6 +39,7 @@ export async function createTask(mover: Mover, input: CreateTaskInput): Promise<
     project: projectName,
     branch,
     status,
+    workflow: workflow.name,
     summary,
     harness: input.harness || null,
     review_harness: input.reviewHarness || null,
@@ -44,12 +47,13 @@ export async function createTask(mover: Mover, input: CreateTaskInput): Promise<
     review_effort: input.reviewEffort ?? null,
     ...(input.issue ? { issue: input.issue.ref, issue_url: input.issue.url } : {}),
   });
-  const body = input.context && input.context.trim() !== '' ? setSection('', 'Context', input.context) : '';
+  // The context is data (an issue's body may hold `## Review`): it cannot open sections of its own.
+  const body = input.context && input.context.trim() !== '' ? setSection('', 'Context', inertHeadings(input.context)) : '';
   // Branch uniqueness needs a project-wide lock: two creates for one branch must not both win.
   const task = await mover.orange.store.withProjectLock(projectName, async () => {
     const { tasks } = await mover.orange.store.list(projectName);
-    const holder = tasks.find((t) => t.meta.branch === branch && !workflow.isTerminal(t.meta.status));
-    if (holder) throw new OrangeError('E_TASK_EXISTS', `branch ${branch} already has task ${holder.meta.id} (${holder.meta.status})`);
+    const holder = await firstOpen(mover.orange, tasks.filter((t) => t.meta.branch === branch).map((t) => t.meta));
+    if (holder) throw new OrangeError('E_TASK_EXISTS', `branch ${branch} already has task ${holder.id} (${holder.status})`);
     // Put aside in the initial status (--no-spawn): out of the queue until someone spawns it.
     const created = await mover.orange.store.create({ meta, body }, { held: input.spawn === false && status === workflow.initial });
     const issue = input.issue;
@@ -62,7 +66,7 @@ export async function createTask(mover: Mover, input: CreateTaskInput): Promise<
 
   if (status === workflow.initial) {
     try {
-      const result = await mover.transition({ project: projectName, id }, workflow.start, { cause: 'spawn' });
+      const result = await mover.transition({ project: projectName, id }, workflow.start, { cause: 'spawn', actor: input.actor ?? 'orange' });
       return { task: result.task, spawned: true, failedHooks: result.failedHooks, failures: result.failures };
     } catch (error) {
       if (error instanceof TransitionRefused && error.code === 'E_VETOED') {
@@ -88,16 +92,16 @@ export async function createTask(mover: Mover, input: CreateTaskInput): Promise<
  * put aside (`--no-spawn`) joins the queue first, so a refused start still starts it when a
  * worktree frees.
  */
-export async function spawn(mover: Mover, ref: TaskRef): Promise<TransitionResult> {
-  const workflow = await mover.orange.workflowForProject(ref.project);
+export async function spawn(mover: Mover, ref: TaskRef, options: { readonly actor?: Actor } = {}): Promise<TransitionResult> {
   const task = await mover.orange.store.read(ref.project, ref.id);
+  const workflow = await mover.orange.workflowFor(task.meta);
   if (task.meta.status !== workflow.initial) {
     throw new OrangeError('E_NOT_ALLOWED', `task ${ref.id} is ${task.meta.status}; only a ${workflow.initial} task can be spawned (use respawn for a dead agent)`);
   }
   await mover.orange.store.withTaskLock(ref.project, ref.id, async () => {
     if (isHeld(await mover.orange.store.history(ref.project, ref.id))) await mover.record(task, { type: 'task.queued' });
   });
-  return mover.transition(ref, workflow.start, { cause: 'spawn' });
+  return mover.transition(ref, workflow.start, { cause: 'spawn', actor: options.actor ?? 'orange' });
 }
 
 /**
@@ -107,12 +111,12 @@ export async function spawn(mover: Mover, ref: TaskRef): Promise<TransitionResul
 export async function respawn(mover: Mover, ref: TaskRef): Promise<Task> {
   // A workflow whose agent is not a harness (the pipeline's driver) restarts through its plugin.
   const seen = await mover.readVerified(ref);
-  const taken = await mover.orange.hooks.respawn.promise({ orange: mover.orange, task: seen, workflow: await mover.orange.workflowForProject(ref.project) });
+  const taken = await mover.orange.hooks.respawn.promise({ orange: mover.orange, task: seen, workflow: await mover.orange.workflowFor(seen.meta) });
   if (taken) return taken;
   const deferred: Deferred[] = [];
   const task = await mover.orange.store.withTaskLock(ref.project, ref.id, async () => {
     const current = await mover.readVerified(ref);
-    const workflow = await mover.orange.workflowForProject(ref.project);
+    const workflow = await mover.orange.workflowFor(current.meta);
     const status = current.meta.status;
     if (!workflow.isActive(status)) {
       throw new OrangeError('E_NOT_ALLOWED', `task ${ref.id} is ${status}; only an active task can be respawned`);
@@ -139,4 +143,10 @@ export async function respawn(mover: Mover, ref: TaskRef): Promise<Task> {
 /** The code of the first failure that has one (E_HARNESS, E_POOL_EXHAUSTED, …), else E_RUNTIME. */
 function failedCode(failures: readonly ActionFailure[]): ErrorCode {
   return (failures.find((f) => f.code !== undefined)?.code as ErrorCode | undefined) ?? 'E_RUNTIME';
+}
+
+/** The first of `metas` whose task is not finished in its own workflow (a branch's holder), if any. */
+export async function firstOpen(orange: Orange, metas: readonly TaskMeta[]): Promise<TaskMeta | undefined> {
+  for (const meta of metas) if (!(await orange.workflowFor(meta)).isTerminal(meta.status)) return meta;
+  return undefined;
 }

@@ -4,6 +4,7 @@ import { assertBranchName } from '../store/index.js';
 import type { Task, TaskMeta } from '../task/index.js';
 import { oneLineSummary } from '../text/index.js';
 import type { Deferred, Mover } from './move.js';
+import { firstOpen } from './create.js';
 import { checkSection } from './section-check.js';
 
 // What changes a task besides its status: its summary and branch, one section of its body (an
@@ -26,7 +27,7 @@ export async function request(mover: Mover, ref: TaskRef, request: TaskRequest):
   const deferred: Deferred[] = [];
   const result = await mover.orange.store.withTaskLock(ref.project, ref.id, async (): Promise<RequestResult> => {
     const task = await mover.readVerified(ref);
-    const options: TransitionOptions = { cause: request.cause ?? 'request', ...(request.reason ? { reason: request.reason } : {}) };
+    const options: TransitionOptions = { cause: request.cause ?? 'request', actor: request.actor ?? 'orange', ...(request.reason ? { reason: request.reason } : {}) };
     const prepared = request.status === undefined ? null : await mover.prepareTransition(task, request.status, options);
     const editing = request.summary !== undefined || request.branch !== undefined;
     const edited = editing ? await editLocked(mover, task, { summary: request.summary, branch: request.branch }) : { task, changed: [] };
@@ -41,7 +42,6 @@ export async function request(mover: Mover, ref: TaskRef, request: TaskRequest):
 
 async function editLocked(mover: Mover, task: Task, changes: TaskEdit): Promise<{ task: Task; changed: string[] }> {
   const ref = { project: task.meta.project, id: task.meta.id };
-  const workflow = await mover.orange.workflowForProject(ref.project);
   const patch: Partial<TaskMeta> = {};
   if (changes.summary !== undefined) {
     const summary = oneLineSummary(changes.summary);
@@ -51,13 +51,19 @@ async function editLocked(mover: Mover, task: Task, changes: TaskEdit): Promise<
     const wanted = changes.branch === null ? null : assertBranchName(changes.branch);
     if (wanted !== null) {
       const { tasks } = await mover.orange.store.list(ref.project);
-      const holder = tasks.find((t) => t.meta.id !== ref.id && t.meta.branch === wanted && !workflow.isTerminal(t.meta.status));
-      if (holder) throw new OrangeError('E_TASK_EXISTS', `branch ${wanted} already has task ${holder.meta.id} (${holder.meta.status})`);
+      const holder = await firstOpen(mover.orange, tasks.filter((t) => t.meta.id !== ref.id && t.meta.branch === wanted).map((t) => t.meta));
+      if (holder) throw new OrangeError('E_TASK_EXISTS', `branch ${wanted} already has task ${holder.id} (${holder.status})`);
     }
     const provider = mover.orange.maybeSlot('workspaces');
     let branch: string;
+    // The provider refuses a name that exists already, locally or on a remote: a task's branch is
+    // its own, and merging it deletes it on the remote.
     if (task.meta.workspace && provider?.renameBranch) branch = await provider.renameBranch(task.meta, wanted);
-    else if (wanted !== null) branch = wanted;
+    else if (wanted !== null) {
+      const taken = await provider?.branchTaken?.(task.meta.project, wanted);
+      if (taken) throw new OrangeError('E_WORKSPACE', `a branch named ${wanted} already exists (${taken}); pick another name`);
+      branch = wanted;
+    }
     else throw new OrangeError('E_INVALID_INPUT', `task ${ref.id} has no worktree to read the branch from; name it: --branch NAME`);
     if (branch !== task.meta.branch) patch.branch = branch;
   }

@@ -86,7 +86,7 @@ describe('createTask', () => {
       initial: 'pending',
       start: 'working',
       states: { pending: {}, working: { agent: 'worker' as const }, done: { terminal: true } },
-      transitions: [{ from: 'pending', to: 'working' }, { from: 'working', to: 'done' }],
+      transitions: [{ from: 'pending', to: 'working', by: ['agent', 'person', 'orange'] }, { from: 'working', to: 'done', by: ['agent', 'person', 'orange'] }],
       exit: { pending: { otherwise: 'mark' as const }, working: { otherwise: 'mark' as const } },
       create: { pending: { hooks: [] } },
       prompts: {},

@@ -92,7 +92,7 @@ describe.each(WORKFLOWS)('the %s workflow, transition by transition', (name, inp
       const ref = await taskIn(box, t.from, { body: bodyFor(t, 'passing'), meta: { ...metaFor(t, true), crash_count: 1 } });
       const round = (await box.orange.store.read(ref.project, ref.id)).meta.review_round;
       box.calls.length = 0;
-      const result = await box.orange.engine.transition(ref, t.to);
+      const result = await box.orange.engine.transition(ref, t.to, { actor: t.by[0] });
       expect(result).toMatchObject({ from: t.from, to: t.to, changed: true, failedHooks: [] });
       expect(box.calls).toEqual(t.hooks);
 
@@ -106,22 +106,31 @@ describe.each(WORKFLOWS)('the %s workflow, transition by transition', (name, inp
       expect(await box.orange.store.ledgerStatus(ref.project, ref.id)).toBe(t.to);
     });
 
+    // Who may not take it is refused before its guard and gate are looked at, with everything in place.
+    const others = (['agent', 'person', 'orange'] as const).filter((actor) => workflow.between(t.from, t.to).every((x) => !x.by.includes(actor)));
+    for (const actor of others) {
+      it(`refuses ${t.from} → ${t.to} to ${actor === 'orange' ? 'Orange' : `a${actor === 'agent' ? 'n' : ''} ${actor}`} with E_FORBIDDEN, changing nothing`, async () => {
+        const ref = await taskIn(box, t.from, { body: bodyFor(t, 'passing'), meta: metaFor(t, true) });
+        await expectUnchangedRefusal(ref, t.to, 'E_FORBIDDEN', { actor });
+      });
+    }
+
     if (t.parsedGuard && workflow.between(t.from, t.to).length === 1) {
       it(`refuses ${t.from} → ${t.to} with E_GUARD_FAILED when ${t.guard} does not hold, changing nothing`, async () => {
         const ref = await taskIn(box, t.from, { body: bodyFor(t, 'passing'), meta: metaFor(t, false) });
-        await expectUnchangedRefusal(ref, t.to, 'E_GUARD_FAILED');
+        await expectUnchangedRefusal(ref, t.to, 'E_GUARD_FAILED', { actor: t.by[0] });
       });
     }
 
     if (t.gate !== undefined) {
       it(`refuses ${t.from} → ${t.to} with E_GATE_FAILED when the ${t.gate} section is missing, changing nothing`, async () => {
         const ref = await taskIn(box, t.from, { body: bodyFor(t, 'missing'), meta: metaFor(t, true) });
-        await expectUnchangedRefusal(ref, t.to, 'E_GATE_FAILED');
+        await expectUnchangedRefusal(ref, t.to, 'E_GATE_FAILED', { actor: t.by[0] });
       });
 
       it(`refuses ${t.from} → ${t.to} with E_GATE_FAILED when the ${t.gate} artifact is there but does not pass, changing nothing`, async () => {
         const ref = await taskIn(box, t.from, { body: bodyFor(t, 'failing'), meta: metaFor(t, true) });
-        await expectUnchangedRefusal(ref, t.to, 'E_GATE_FAILED');
+        await expectUnchangedRefusal(ref, t.to, 'E_GATE_FAILED', { actor: t.by[0] });
       });
     }
   });
@@ -143,10 +152,12 @@ describe.each(WORKFLOWS)('the %s workflow, transition by transition', (name, inp
   describe.each(forced.map((t) => [label(t), t] as const))('forced transition %s', (_, t) => {
     it(`is refused without force, then taken with force: true, with no artifact, running its hooks in order, recorded as forced`, async () => {
       const ref = await taskIn(box, t.from);
-      await expectUnchangedRefusal(ref, t.to, 'E_ILLEGAL_TRANSITION');
+      await expectUnchangedRefusal(ref, t.to, 'E_ILLEGAL_TRANSITION', { actor: 'person' });
       await expectUnchangedRefusal(ref, t.to, 'E_ILLEGAL_TRANSITION', { crash: true, cause: 'crash' });
+      // A forced merge is a person's, never an agent's or Orange's own.
+      await expectUnchangedRefusal(ref, t.to, 'E_FORBIDDEN', { force: true, actor: 'agent' });
       box.calls.length = 0;
-      const result = await box.orange.engine.transition(ref, t.to, { force: true, reason: 'forced merge' });
+      const result = await box.orange.engine.transition(ref, t.to, { force: true, reason: 'forced merge', actor: 'person' });
       expect(result.changed).toBe(true);
       expect(box.calls).toEqual(t.hooks);
       expect((await box.orange.store.read(ref.project, ref.id)).meta.status).toBe(t.to);
@@ -188,7 +199,7 @@ describe.each(WORKFLOWS)('the %s workflow, transition by transition', (name, inp
     const t = normal.find((x) => x.gate !== undefined) as Transition;
     const ref = await taskIn(box, t.from, { body: bodyFor(t, 'passing'), meta: metaFor(t, true) });
     await editSection(box, ref, 'Notes', 'the agent wrote this');
-    await box.orange.engine.transition(ref, t.to);
+    await box.orange.engine.transition(ref, t.to, { actor: t.by[0] });
     expect((await box.orange.store.read(ref.project, ref.id)).body).toContain('the agent wrote this');
   });
 });

@@ -12,7 +12,7 @@ import type {
   TransitionResult,
 } from '../plugin/index.js';
 import type { AgentRole, Task } from '../task/index.js';
-import type { Workflow } from '../workflow/index.js';
+import type { Actor, Workflow } from '../workflow/index.js';
 import { createTask, respawn, spawn } from './create.js';
 import { edit, repair, request, writeSection } from './edits.js';
 import { agentExited, agentMissing } from './exits.js';
@@ -60,8 +60,8 @@ export class Engine implements EngineApi {
   }
 
   /** Starts a waiting task: initial → start (may be vetoed, e.g. when the pool is exhausted). */
-  spawn(ref: TaskRef): Promise<TransitionResult> {
-    return spawn(this.mover, ref);
+  spawn(ref: TaskRef, options: { readonly actor?: Actor } = {}): Promise<TransitionResult> {
+    return spawn(this.mover, ref, options);
   }
 
   /** Starts the responsible agent again for an active task whose agent is dead (`orange task respawn`). */

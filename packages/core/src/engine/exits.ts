@@ -40,7 +40,7 @@ export async function agentMissing(mover: Mover, ref: TaskRef, role: AgentRole):
   const deferred: Deferred[] = [];
   const outcome = await mover.orange.store.withTaskLock(ref.project, ref.id, async (): Promise<ExitOutcome> => {
     const task = await mover.orange.store.read(ref.project, ref.id);
-    const workflow = await mover.orange.workflowForProject(ref.project);
+    const workflow = await mover.orange.workflowFor(task.meta);
     const status = task.meta.status;
     const ignore = (reason: string): ExitOutcome => ({ task, decision: { kind: 'ignore', reason } });
     if (!workflow.isActive(status) || workflow.state(status)?.agent !== role) return ignore(`the ${role} is not responsible for ${status}`);
@@ -99,7 +99,7 @@ async function tamperedReason(mover: Mover, ref: TaskRef): Promise<string | null
 /** The exit rule of the task's status for an agent of `role` that is gone. Lock held. */
 async function applyExitRule(mover: Mover, exited: Task, role: AgentRole, source: 'exit' | 'poll' | 'manual', deferred: Deferred[]): Promise<ExitOutcome> {
   let task = exited;
-  const workflow = await mover.orange.workflowForProject(task.meta.project);
+  const workflow = await mover.orange.workflowFor(task.meta);
   const decision = await decideExit(workflow, task, role, mover.orange.gates);
   mover.orange.log.info('agent exited', { task: task.meta.id, role, source, decision: decision.kind, reason: decision.reason });
   switch (decision.kind) {

@@ -2,3 +2,4 @@
 export { Engine } from './engine.js';
 export { exitHandledInStatus, failedStartInStatus, START_RETRIES } from './exit-ledger.js';
 export * from './operations.js';
+export { personCommand } from './authority.js';

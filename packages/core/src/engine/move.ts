@@ -16,6 +16,7 @@ import type {
 import type { HistoryEvent } from '../store/index.js';
 import { parseSections, setSection, TASK_META_ORDER, type Task, type TaskMeta } from '../task/index.js';
 import { evaluateGuard, type Transition, type Workflow } from '../workflow/index.js';
+import { notYourMove } from './authority.js';
 import { agentPrompt } from './prompt.js';
 import { checkSection } from './section-check.js';
 
@@ -63,14 +64,17 @@ export class Mover {
     if (options.expectFrom !== undefined && from !== options.expectFrom) {
       return { task, from, to: from, changed: false, failedHooks: [], failures: [] };
     }
-    return this.applyTransition(await this.prepareTransition(task, to, options), deferred);
+    const prepared = await this.prepareTransition(task, to, options);
+    // Every check passed: only now may the move change the world outside Orange's files (a merge).
+    if (options.effect) await options.effect(prepared.event.task);
+    return this.applyTransition(prepared, deferred);
   }
 
   /** Map, guard, gate and vetoes: throws TransitionRefused, or returns what `applyTransition` needs. Writes nothing. */
   async prepareTransition(task: Task, to: string, options: TransitionOptions): Promise<PreparedTransition> {
     const from = task.meta.status;
     const cause = options.cause ?? 'request';
-    const workflow = await this.orange.workflowForProject(task.meta.project);
+    const workflow = await this.orange.workflowFor(task.meta);
     // The move is checked on the task as it would be written: its body and fields changed, its status not yet.
     const seen = { meta: options.fields ? { ...task.meta, ...workflowFields(options.fields) } : task.meta, body: options.body ? options.body(task.body) : task.body };
     try {
@@ -107,7 +111,10 @@ export class Mover {
     const candidates = crashOnes.length > 0 ? crashOnes : workflow.between(from, to, false);
     if (candidates.length === 0) {
       const forced = workflow.forced(from, to)[0];
-      if (forced !== undefined && options.force === true) return forced;
+      if (forced !== undefined && options.force === true) {
+        if (!forced.by.includes(options.actor ?? 'orange')) throw new TransitionRefused('E_FORBIDDEN', from, to, notYourMove(workflow, [forced], options.actor ?? 'orange', task.meta.id));
+        return forced;
+      }
       const allowed = this.targets(workflow, from);
       throw new TransitionRefused(
         'E_ILLEGAL_TRANSITION',
@@ -116,9 +123,13 @@ export class Mover {
         `not a transition of workflow ${workflow.name}${allowed.length ? ` (from ${from}: ${allowed.join(', ')})` : ''}${forced ? '; a person can force it (a forced merge)' : ''}`,
       );
     }
-    if (crashOnes.length > 0) return crashOnes[0] as Transition;
+    // Who may take it comes right after the map: an agent never learns more of a person's move than that it is one.
+    const actor = options.actor ?? 'orange';
+    const permitted = candidates.filter((t) => t.by.includes(actor));
+    if (permitted.length === 0) throw new TransitionRefused('E_FORBIDDEN', from, to, notYourMove(workflow, candidates, actor, task.meta.id));
+    if (crashOnes.length > 0) return permitted[0] as Transition;
     const fields = task.meta as Record<string, unknown>;
-    const guarded = candidates.filter((t) => t.parsedGuard === null || evaluateGuard(t.parsedGuard, fields));
+    const guarded = permitted.filter((t) => t.parsedGuard === null || evaluateGuard(t.parsedGuard, fields));
     const chosen = guarded[0];
     if (chosen === undefined) {
       const guard = candidates[0]?.parsedGuard;
@@ -346,6 +357,7 @@ export class Mover {
 /** Which check raised each refusal code (E_TAMPERED is a refusal to read, not a transition check). */
 const REFUSAL_CHECKS: Partial<Record<string, RefusalCheck>> = {
   E_ILLEGAL_TRANSITION: 'map',
+  E_FORBIDDEN: 'authority',
   E_GUARD_FAILED: 'guard',
   E_GATE_FAILED: 'gate',
   E_VETOED: 'veto',

@@ -117,7 +117,9 @@ describe('cancelMove', () => {
       escalating: 'stop',
       verifying: 'stop',
       stopped: 'abandon',
-      completed: null,
+      // Verified but not merged: a person abandons it (its branch is kept), or merges it.
+      completed: 'abandon',
+      done: null,
       failed: null,
     });
     expect(cancelMove(load(pipelineWorkflow), 'stopped')).toEqual({ to: 'failed', kind: 'abandon' });
@@ -133,10 +135,10 @@ describe('cancelMove', () => {
         start: 'working',
         states: { pending: {}, working: { agent: 'worker' }, reviewing: {}, done: { terminal: true }, ...(withCancel ? { cancelled: { terminal: true } } : {}) },
         transitions: [
-          { from: 'pending', to: 'working' },
-          { from: 'working', to: 'reviewing' },
-          { from: 'reviewing', to: 'done' },
-          ...(withCancel ? [{ from: 'pending', to: 'cancelled' }, { from: 'working', to: 'cancelled' }] : []),
+          { from: 'pending', to: 'working', by: ['agent', 'person', 'orange'] },
+          { from: 'working', to: 'reviewing', by: ['agent', 'person', 'orange'] },
+          { from: 'reviewing', to: 'done', by: ['agent', 'person', 'orange'] },
+          ...(withCancel ? [{ from: 'pending', to: 'cancelled', by: ['agent', 'person', 'orange'] }, { from: 'working', to: 'cancelled', by: ['agent', 'person', 'orange'] }] : []),
         ],
         exit: { pending: { otherwise: 'mark' }, working: { otherwise: 'mark' }, reviewing: { otherwise: 'mark' } },
         create: { pending: { hooks: [] } },

@@ -42,7 +42,9 @@ export function cancelMove(workflow: Workflow, status: string): CancelMove | nul
 export function cancelQuestion(meta: Pick<TaskMeta, 'id' | 'status' | 'branch'>, kind: CancelKind): string {
   switch (kind) {
     case 'abandon':
-      return `Abandon stopped task ${meta.id} (${meta.branch}): give up the progress in its checkpoint (the file is kept for inspection) and end it failed?`;
+      return meta.status === 'stopped'
+        ? `Abandon stopped task ${meta.id} (${meta.branch}): give up the progress in its checkpoint (the file is kept for inspection) and end it failed?`
+        : `Abandon ${meta.status} task ${meta.id} (${meta.branch}): never merge its work (the branch is kept) and end it failed?`;
     case 'stop':
       return `Stop task ${meta.id} (${meta.status}, ${meta.branch}), keeping its checkpoint for orange task resume?`;
     case 'cancel':
@@ -56,11 +58,11 @@ export function cancelQuestion(meta: Pick<TaskMeta, 'id' | 'status' | 'branch'>,
  */
 export async function checkCancel(orange: Orange, task: Task): Promise<CancelCheck> {
   const ref = { project: task.meta.project, id: task.meta.id };
-  const workflow = await orange.workflowForProject(ref.project);
+  const workflow = await orange.workflowFor(task.meta);
   const move = cancelMove(workflow, task.meta.status);
   if (move === null) {
     // No such transition: the engine refuses it, so the message is the transition's usual one.
-    await orange.engine.transition(ref, cancelStatus(workflow, task.meta.status), { cause: 'request' });
+    await orange.engine.transition(ref, cancelStatus(workflow, task.meta.status), { cause: 'request', actor: 'person' });
     throw new OrangeError('E_NOT_ALLOWED', `task ${ref.id} cannot be cancelled from ${task.meta.status}`);
   }
   return { ...move, question: cancelQuestion(task.meta, move.kind) };
@@ -73,12 +75,12 @@ export async function checkCancel(orange: Orange, task: Task): Promise<CancelChe
  */
 export async function cancelTask(orange: Orange, ref: TaskRef): Promise<TransitionResult> {
   const task = await orange.engine.readVerified(ref);
-  const workflow = await orange.workflowForProject(ref.project);
+  const workflow = await orange.workflowFor(task.meta);
   const move = cancelMove(workflow, task.meta.status);
   // Without a move the engine refuses the target with its usual message.
   const target = move?.to ?? cancelStatus(workflow, task.meta.status);
   const reason = move?.kind === 'stop' ? 'cancelled' : move?.kind === 'abandon' ? 'abandoned' : undefined;
-  return orange.engine.transition(ref, target, { cause: 'request', ...(reason ? { reason } : {}) });
+  return orange.engine.transition(ref, target, { cause: 'request', actor: 'person', ...(reason ? { reason } : {}) });
 }
 
 /**
@@ -89,13 +91,14 @@ export async function cancelTask(orange: Orange, ref: TaskRef): Promise<Transiti
 export function cancelStatus(workflow: Workflow, status: string): string {
   const states = new Set(workflow.states);
   if (states.has('cancelled') || !states.has('stopped')) return 'cancelled';
-  return status === 'stopped' ? 'failed' : 'stopped';
+  // A stopped task, or a completed one nobody will merge, is abandoned: it ends failed.
+  return status === 'stopped' || (workflow.between(status, 'stopped').length === 0 && workflow.between(status, 'failed').length > 0) ? 'failed' : 'stopped';
 }
 
 /** Refuses to delete a task that is not finished. */
 export async function checkDelete(orange: Orange, task: Task): Promise<void> {
   const { project, id, status } = task.meta;
-  const workflow = await orange.workflowForProject(project);
+  const workflow = await orange.workflowFor(task.meta);
   if (!workflow.isTerminal(status)) {
     throw new OrangeError('E_NOT_ALLOWED', `task ${id} is ${status}; only a finished task (done or cancelled) can be deleted — cancel it first`);
   }
@@ -128,7 +131,7 @@ export interface MergeCheck {
 /** Refuses to merge a task that may not move to done (checked before git is touched). */
 export async function checkMerge(orange: Orange, ref: TaskRef, request: MergeRequest = {}): Promise<MergeCheck> {
   const task = await orange.engine.readVerified(ref);
-  const workflow = await orange.workflowForProject(ref.project);
+  const workflow = await orange.workflowFor(task.meta);
   const { status } = task.meta;
   if (workflow.isTerminal(status)) {
     const merged = (await orange.store.history(ref.project, ref.id)).some((e) => e.type === 'task.merged');
@@ -156,26 +159,38 @@ export async function mergeTask(orange: Orange, ref: TaskRef, options: MergeOpti
   const { task, forced } = await checkMerge(orange, ref, request);
   const scm = orange.slot('scm');
   const project = await orange.projects.get(ref.project);
-  const merge = await scm.merge(task, project, options);
-  if (!merge.merged) throw new OrangeError('E_SCM', merge.message);
-  await orange.store.withTaskLock(ref.project, ref.id, () =>
-    orange.store.appendHistory(ref.project, ref.id, {
-      type: 'task.merged',
-      via: scm.name,
-      strategy: options.strategy,
-      message: merge.message,
-      ...(forced ? { forced: true, from: task.meta.status } : {}),
-    }),
-  );
+  let merge: { readonly merged: boolean; readonly message: string } | null = null;
   const reason = forced ? `force-merged from ${task.meta.status}` : 'merged';
-  const result = await orange.engine.transition(ref, 'done', { cause: 'request', reason, force: forced });
+  // The merge is the move's effect: it runs only once the map, who may move, the guard, the gate
+  // and every plugin's veto passed, under the task lock, so a refused move leaves git untouched.
+  const result = await orange.engine.transition(ref, 'done', {
+    cause: 'request',
+    actor: 'person',
+    reason,
+    force: forced,
+    expectFrom: task.meta.status,
+    effect: async (current) => {
+      merge = await scm.merge(current, project, options);
+      if (!merge.merged) throw new OrangeError('E_SCM', merge.message);
+      await orange.store.appendHistory(ref.project, ref.id, {
+        type: 'task.merged',
+        via: scm.name,
+        strategy: options.strategy,
+        message: merge.message,
+        ...(forced ? { forced: true, from: current.meta.status } : {}),
+      });
+    },
+  });
+  if (!result.changed || merge === null) {
+    throw new OrangeError('E_NOT_ALLOWED', `task ${ref.id} moved to ${result.from} meanwhile; nothing was merged`);
+  }
   return { merge, result };
 }
 
 /** Pushes an unfinished task's branch and opens its pull request; returns the URL and the task as stored after. */
 export async function openPullRequest(orange: Orange, ref: TaskRef): Promise<{ url: string; task: Task }> {
   const task = await orange.engine.readVerified(ref);
-  const workflow = await orange.workflowForProject(ref.project);
+  const workflow = await orange.workflowFor(task.meta);
   if (workflow.isTerminal(task.meta.status)) {
     throw new OrangeError('E_NOT_ALLOWED', `task ${ref.id} is ${task.meta.status}; a pull request is only opened for an unfinished task`);
   }
@@ -190,7 +205,7 @@ export async function openPullRequest(orange: Orange, ref: TaskRef): Promise<{ u
  */
 export async function requestChanges(orange: Orange, ref: TaskRef, instructions: string): Promise<TransitionResult> {
   const task = await orange.engine.readVerified(ref);
-  const workflow = await orange.workflowForProject(ref.project);
+  const workflow = await orange.workflowFor(task.meta);
   if (task.meta.status !== 'reviewing' || workflow.between(task.meta.status, 'working').length === 0) {
     throw new TransitionRefused('E_ILLEGAL_TRANSITION', task.meta.status, 'working', `task ${ref.id} is ${task.meta.status}; changes are requested on a task in reviewing`);
   }
@@ -203,7 +218,7 @@ export async function requestChanges(orange: Orange, ref: TaskRef, instructions:
   };
   // Checked again under the task's lock: a task that left reviewing meanwhile (the monitor's CI
   // reaction, a person in another terminal) is refused, not moved from wherever it is now.
-  const result = await orange.engine.transition(ref, 'working', { cause: 'request', reason: 'changes requested', expectFrom: 'reviewing', ...(text === '' ? {} : { body }) });
+  const result = await orange.engine.transition(ref, 'working', { cause: 'request', actor: 'person', reason: 'changes requested', expectFrom: 'reviewing', ...(text === '' ? {} : { body }) });
   if (!result.changed) {
     throw new TransitionRefused('E_ILLEGAL_TRANSITION', result.from, 'working', `task ${ref.id} moved to ${result.from} meanwhile; changes are requested on a task in reviewing`);
   }

@@ -7,6 +7,7 @@ export type ErrorCode =
   | 'E_GUARD_FAILED'
   | 'E_GATE_FAILED'
   | 'E_VETOED'
+  | 'E_FORBIDDEN'
   | 'E_TAMPERED'
   | 'E_FRONTMATTER'
   | 'E_TASK_NOT_FOUND'
@@ -48,7 +49,7 @@ export class OrangeError extends Error {
 /** A transition was refused; nothing was changed. */
 export class TransitionRefused extends OrangeError {
   constructor(
-    code: 'E_ILLEGAL_TRANSITION' | 'E_GUARD_FAILED' | 'E_GATE_FAILED' | 'E_VETOED' | 'E_TAMPERED',
+    code: 'E_ILLEGAL_TRANSITION' | 'E_FORBIDDEN' | 'E_GUARD_FAILED' | 'E_GATE_FAILED' | 'E_VETOED' | 'E_TAMPERED',
     readonly from: string,
     readonly to: string,
     reason: string,

@@ -1,3 +1,4 @@
+import { readFile, utimes, writeFile } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sandbox, taskIn, type Sandbox } from '../../test/fixtures.js';
 import { Monitor } from './monitor.js';
@@ -92,8 +93,8 @@ describe('an active task with no agent', () => {
     const ref = await taskIn(box, 'working');
     const monitor = new Monitor(box.orange);
     await monitor.pass();
-    await box.orange.engine.transition(ref, 'clarification');
-    await box.orange.engine.transition(ref, 'planning');
+    await box.orange.engine.transition(ref, 'clarification', { actor: 'agent' });
+    await box.orange.engine.transition(ref, 'planning', { actor: 'agent' });
     const report = await monitor.pass();
     expect(report.exits).toEqual([expect.objectContaining({ task: ref.id, decision: 'crash' })]);
   });
@@ -178,4 +179,24 @@ describe('orphan sessions', () => {
     expect(seen.killed).toEqual([`demo/${ref.id}`, `demo/${ref.id}`]);
     expect(report.sessionsKilled).toEqual([]);
   });
+
+  it('leaves a live agent alone when only the listing cache (a forged .index.json) says its task is finished', async () => {
+    const ref = await taskIn(box, 'working');
+    alive.add(`${ref.id}:worker`);
+    seen.sessions = [`demo/${ref.id}`];
+    // Files old enough for their index entry to be trusted; then the entry is forged, its key kept.
+    const past = new Date(Date.now() - 10_000);
+    for (const path of Object.values(box.orange.paths.taskFiles('demo', ref.id))) await utimes(path, past, past);
+    await box.orange.store.list('demo');
+    const index = box.orange.paths.taskIndexFile('demo');
+    const stored = JSON.parse(await readFile(index, 'utf8')) as { entries: Record<string, { meta: { status: string } }> };
+    stored.entries[ref.id]!.meta.status = 'done';
+    await writeFile(index, JSON.stringify(stored));
+    expect((await box.orange.store.list('demo')).tasks.find((t) => t.meta.id === ref.id)?.meta.status).toBe('done');
+    const report = await new Monitor(box.orange).pass();
+    expect(seen.killed).toEqual([]);
+    expect(report.sessionsKilled).toEqual([]);
+    expect((await box.orange.store.read(ref.project, ref.id)).meta).toMatchObject({ status: 'working', crash_count: 0 });
+  });
 });
+

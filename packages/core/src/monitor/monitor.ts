@@ -100,7 +100,7 @@ export class Monitor {
       'the monitor pass',
       async () => {
         const { task, tampered } = await this.orange.store.inspect(ref.project, ref.id);
-        const workflow = await this.orange.workflowForProject(ref.project);
+        const workflow = await this.orange.workflowFor(task.meta);
         const { applied, read } = await this.syncPullRequests([{ meta: task.meta, tampered: tampered.map((f) => f.field) }], async () => workflow, []);
         return { applied: applied[0] ?? null, read: read[0] ?? null };
       },
@@ -114,12 +114,11 @@ export class Monitor {
     // Tasks first, liveness second: an agent spawned in between shows up alive, never falsely dead.
     const { tasks } = await this.orange.store.list(this.options.project);
     const workflows = new Map<string, Workflow>();
+    // Each task runs its own workflow; tasks from before that field run their project's.
     const workflowOf = async (task: ListedTask) => {
-      let w = workflows.get(task.meta.project);
-      if (!w) {
-        w = await this.orange.workflowForProject(task.meta.project);
-        workflows.set(task.meta.project, w);
-      }
+      const key = task.meta.workflow ? `workflow ${task.meta.workflow}` : `project ${task.meta.project}`;
+      const w = workflows.get(key) ?? (await this.orange.workflowFor(task.meta));
+      workflows.set(key, w);
       return w;
     };
 
@@ -168,6 +167,13 @@ export class Monitor {
         const name = runtime.sessionName(task.meta);
         if (!live.has(name) || activeSessions.has(name) || sessionsKilled.includes(name)) continue;
         try {
+          // The listing is a cache any process of the user can write: what ends agents is confirmed
+          // from the task's own files (its ledger-checked status) first.
+          const confirmed = await this.orange.engine.readVerified({ project: task.meta.project, id: task.meta.id }).catch(() => null);
+          if (confirmed === null || !(await this.orange.workflowFor(confirmed.meta)).isTerminal(confirmed.meta.status)) {
+            log.warn('orphan session left alone: the listing says the task is finished, its files do not', { task: task.meta.id, session: name });
+            continue;
+          }
           // false: it was gone already (its task's own cleanup got there first): nothing to report.
           if ((await runtime.killSession(name)) === false) continue;
           sessionsKilled.push(name);

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -84,8 +85,8 @@ describe('notification events', () => {
     const stuck = await taskIn(box, 'working');
     await box.orange.engine.transition(stuck, 'stuck');
     const unclear = await taskIn(box, 'planning');
-    await box.orange.engine.transition(unclear, 'clarification');
-    await box.orange.engine.transition(unclear, 'planning');
+    await box.orange.engine.transition(unclear, 'clarification', { actor: 'agent' });
+    await box.orange.engine.transition(unclear, 'planning', { actor: 'agent' });
     const done = await taskIn(box, 'reviewing');
     await box.orange.engine.transition(done, 'done');
     const dropped = await taskIn(box, 'reviewing');
@@ -216,6 +217,24 @@ describe('the outbox (one-shot CLI calls)', () => {
     expect(got.hook).toEqual([expect.objectContaining({ event: 'status.changed', priority: 'urgent', to: 'stuck', task: expect.objectContaining({ id: ref.id, status: 'stuck' }) })]);
     // Exactly as raised: the same object, key for key (the webhook posts it as its body).
     expect(JSON.stringify(got.hook[0])).toBe(JSON.stringify(entry.notification));
+    expect(await outboxNames(box.home)).toEqual([]);
+  });
+
+  it('removes a FIFO and a directory dropped into the outbox without reading them, and delivers the entries beside them', async () => {
+    const got = { hook: [] as Notification[] };
+    box = await sandbox({}, [notifiers(got)]);
+    const deliverer = await processOn(box.home, [notifiers(got)]);
+    const oneShot = await processOn(box.home, [notifiers(got)], { outbox: true });
+    const paths = new OrangePaths(box.home);
+    await mkdir(paths.outboxDir, { recursive: true });
+    // Any process of the user may drop these; named like entries, so the deliverer looks at them.
+    execFileSync('mkfifo', [paths.outboxEntryFile('0000000000001-fifo000000.json')]);
+    await mkdir(paths.outboxEntryFile('0000000000002-dir0000000.json'));
+    const ref = await taskIn(box, 'working');
+    await oneShot.engine.transition(ref, 'stuck', { reason: 'went in circles' });
+    await oneShot.notifications.settle();
+    expect(await deliverer.notifications.deliverOutbox()).toBe(1);
+    expect(got.hook).toEqual([expect.objectContaining({ event: 'status.changed', to: 'stuck' })]);
     expect(await outboxNames(box.home)).toEqual([]);
   });
 

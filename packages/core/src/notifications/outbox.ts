@@ -1,8 +1,8 @@
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import { z } from 'zod';
 import { isOrangeError } from '../errors/index.js';
 import type { Notification } from '../plugin/index.js';
-import { writeFileAtomic } from '../store/index.js';
+import { openRegularFile, writeFileAtomic } from '../store/index.js';
 import { withLock } from '../store/index.js';
 import { newOutboxId } from '../store/index.js';
 import type { OrangePaths } from '../store/index.js';
@@ -42,6 +42,9 @@ const EntrySchema = z.object({ notification: NotificationSchema, cwd: z.string()
  * atomically and removed once delivered (or finally failed). One process at a time delivers it,
  * holding the outbox's delivery lock; a holder that was killed leaves a lock taken over after 5 s.
  */
+/** An entry is one notification: a larger file is not one (and is not read). */
+const ENTRY_MAX_BYTES = 1024 * 1024;
+
 export class NotificationOutbox {
   constructor(private readonly paths: OrangePaths) {}
 
@@ -61,9 +64,15 @@ export class NotificationOutbox {
 
   /** One entry; null when it is gone (delivered meanwhile) or not a notification (`problem` says why). */
   async read(name: string): Promise<{ entry: OutboxEntry | null; problem: string | null }> {
-    const text = await readFile(this.paths.outboxEntryFile(name), 'utf8').catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? null : error));
-    if (text === null) return { entry: null, problem: null };
-    if (text instanceof Error) return { entry: null, problem: text.message };
+    // Only a regular file is read: any process of the user can drop a FIFO (which would block the
+    // read for ever) or a directory into the outbox.
+    const opened = await openRegularFile(this.paths.outboxEntryFile(name), { maxBytes: ENTRY_MAX_BYTES, within: this.paths.outboxDir, what: `outbox entry ${name}` }).catch(
+      (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
+    );
+    if (opened === null) return { entry: null, problem: null };
+    if (opened instanceof Error) return { entry: null, problem: opened.message };
+    await opened.handle.close();
+    const text = opened.text;
     try {
       const parsed = EntrySchema.safeParse(JSON.parse(text));
       return parsed.success ? { entry: parsed.data, problem: null } : { entry: null, problem: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') };
@@ -73,7 +82,8 @@ export class NotificationOutbox {
   }
 
   async remove(name: string): Promise<void> {
-    await rm(this.paths.outboxEntryFile(name), { force: true });
+    // Recursive: what was dropped there may be a directory (a link is removed, never followed).
+    await rm(this.paths.outboxEntryFile(name), { force: true, recursive: true });
   }
 
   /** Runs `fn` holding the delivery lock; null (without running it) when another process holds it. */

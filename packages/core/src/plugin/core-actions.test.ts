@@ -13,8 +13,8 @@ const autonomous: WorkflowInput = {
   start: 'working',
   states: { pending: {}, working: { agent: 'worker' }, done: { terminal: true } },
   transitions: [
-    { from: 'pending', to: 'working' },
-    { from: 'working', to: 'done', gate: 'handoff', hooks: ['merge', 'delete_remote_branch'] },
+    { from: 'pending', to: 'working', by: ['agent', 'person', 'orange'] },
+    { from: 'working', to: 'done', by: ['agent', 'person', 'orange'], gate: 'handoff', hooks: ['merge', 'delete_remote_branch'] },
   ],
   exit: { pending: { otherwise: 'mark' }, working: { advance: ['done'], otherwise: 'mark' } },
   create: { pending: {} },

@@ -1,5 +1,5 @@
 import type { NotificationInput } from './notification.js';
-import type { ExitDecision, Workflow } from '../workflow/index.js';
+import type { Actor, ExitDecision, Workflow } from '../workflow/index.js';
 import type { AgentRole, Task } from '../task/index.js';
 
 /** Why a transition or action is happening. */
@@ -13,6 +13,17 @@ export interface TaskRef {
 
 export interface TransitionOptions {
   readonly cause?: Cause;
+  /**
+   * Who asks (the workflow's `by`): the task's agent, a person, or Orange itself (default: a plugin's
+   * or the engine's own call). A transition the actor may not take is refused (E_FORBIDDEN).
+   */
+  readonly actor?: Actor;
+  /**
+   * The move's own effect on the world outside Orange's files (a merge and push): run under the
+   * task lock once every check (map, authority, guard, gate, every veto) passed and before the
+   * status is written. When it throws, nothing is written and the error is the answer.
+   */
+  readonly effect?: (task: Task) => Promise<void>;
   /** Why (for history and logs), e.g. the exit rule that fired. */
   readonly reason?: string;
   /** Makes the call a no-op unless the task is still in this status (idempotent auto-advance). */
@@ -70,6 +81,10 @@ export interface ActionFailure {
 
 export interface CreateTaskInput {
   readonly project: string;
+  /** Who creates it, for its first move (default Orange; `orange task create` is a person's). */
+  readonly actor?: Actor;
+  /** The workflow the task runs for life (default: its project's, then the config's). */
+  readonly workflow?: string;
   readonly branch?: string;
   readonly summary?: string;
   /** Creation status; default: the workflow's initial status, or `clarification` for an empty summary. */
@@ -119,6 +134,8 @@ export interface TaskRequest {
   readonly branch?: string | null;
   readonly cause?: Cause;
   readonly reason?: string;
+  /** Who asks for the status change (default Orange; `orange task update` is the agent's). */
+  readonly actor?: Actor;
 }
 
 export interface RequestResult {
@@ -142,7 +159,7 @@ export interface Engine {
   /** Creates a task, then (unless `spawn: false`) starts it. */
   createTask(input: CreateTaskInput): Promise<CreateTaskResult>;
   /** Starts a waiting task: initial → start (may be vetoed, e.g. when the pool is exhausted). */
-  spawn(ref: TaskRef): Promise<TransitionResult>;
+  spawn(ref: TaskRef, options?: { readonly actor?: Actor }): Promise<TransitionResult>;
   /** Handles the exit of an agent; `spawnId` makes it idempotent. */
   agentExited(ref: TaskRef, role: AgentRole, spawnId: string | null, source: 'exit' | 'poll' | 'manual'): Promise<ExitOutcome>;
   /** An active task whose responsible agent is not running although no spawn is recorded. */

@@ -52,8 +52,10 @@ export interface Orange {
   providedActions(): Set<string>;
   /** A validated workflow by name; every gate and action it names must be registered. */
   workflow(name?: string): Workflow;
-  /** The workflow a project uses. */
+  /** The workflow a project gives its new tasks. */
   workflowForProject(project: string): Promise<Workflow>;
+  /** The workflow a task runs: the one it was created with (`workflow`), else its project's (a task from before that field). */
+  workflowFor(task: Pick<TaskMeta, 'project'> & { readonly workflow?: string | null }): Promise<Workflow>;
   /** The harness for an agent: the task's own choice, else the config default for the role, else the first installed one. */
   resolveHarness(task: TaskMeta, role: AgentRole): Promise<Harness>;
 }
@@ -159,8 +161,8 @@ export interface AutoAdvancedEvent extends TaskEvent {
   readonly reason: string;
 }
 
-/** Which check refused a transition: the transition map, a guard, a gate, or a plugin's veto. */
-export type RefusalCheck = 'map' | 'guard' | 'gate' | 'veto';
+/** Which check refused a transition: the transition map, who may take it, a guard, a gate, or a plugin's veto. */
+export type RefusalCheck = 'map' | 'authority' | 'guard' | 'gate' | 'veto';
 
 /**
  * A transition was refused and nothing was written: asked for (`request`: the CLI, an agent, a

@@ -93,6 +93,8 @@ export interface WorkspaceProvider {
    * with `null`, returns the branch the worktree is on (an agent renamed it with git).
    */
   renameBranch?(task: TaskMeta, to: string | null): Promise<string>;
+  /** Where a branch of that name exists already (`a local branch`, `origin/x`), or null: a task's new branch must be its own. */
+  branchTaken?(project: string, name: string): Promise<string | null>;
   /** Removes the worktrees of a project being unregistered; refuses (removing nothing) if any is in use or dirty. */
   remove?(project: Project): Promise<WorkspaceInfo[]>;
   /** The task's worktree against the default branch (uncommitted changes included); null without a worktree. */

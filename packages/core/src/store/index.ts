@@ -14,3 +14,4 @@ export * from './task-state-file.js';
 export * from './task-state.js';
 export * from './task-store.js';
 export * from './transcripts.js';
+export * from './agent-identities.js';

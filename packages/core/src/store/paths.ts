@@ -128,6 +128,11 @@ export class OrangePaths {
   historyFile(project: string, id: string): string {
     return join(this.home, 'tasks', project, id, HISTORY_FILE);
   }
+
+  /** The hashes of the secrets each spawned agent of a task was given (its identity). */
+  agentIdentitiesFile(project: string, id: string): string {
+    return join(this.home, 'tasks', project, id, 'identities.json');
+  }
 }
 
 async function checkHomeDirectory(home: string): Promise<void> {

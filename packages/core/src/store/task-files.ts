@@ -2,7 +2,7 @@ import { lstat, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { OrangeError } from '../errors/index.js';
-import type { Task, TaskMeta } from '../task/index.js';
+import { TASK_META_ORDER, type Task, type TaskMeta } from '../task/index.js';
 import { removeStaleTemps, writeTemp } from './atomic.js';
 import { mergeLines } from './line-merge.js';
 import { assertProjectName, assertTaskId } from './names.js';
@@ -29,6 +29,8 @@ export interface Settled {
   /** Front matter fields as TASK.md has them, null when TASK.md is missing. */
   readonly fields: TaskMeta | null;
   readonly body: string;
+  /** The known fields TASK.md's front matter does not have at all (deleted by hand). */
+  readonly absent?: readonly string[];
 }
 
 /** A task with what its files say against each other. */
@@ -88,9 +90,12 @@ export class TaskFiles {
     }
   }
 
-  parse(text: string, path: string, mtimeMs: number): { fields: TaskMeta; body: string } {
+  parse(text: string, path: string, mtimeMs: number): { fields: TaskMeta; body: string; absent: readonly string[] } {
     const { frontMatter, body } = splitTaskFile(text, path);
-    return { fields: taskMetaFrom(parseFrontMatter(frontMatter, path), path, { time: new Date(mtimeMs).toISOString() }), body };
+    const data = parseFrontMatter(frontMatter, path);
+    // Fields a hand edit deleted: against the state they take the values of record, not defaults.
+    const absent = TASK_META_ORDER.filter((key) => !Object.hasOwn(data, key));
+    return { fields: taskMetaFrom(data, path, { time: new Date(mtimeMs).toISOString() }), body, absent };
   }
 
   /** The task as its files say, with TASK.md's front matter reconciled against the state. */
@@ -111,7 +116,9 @@ export class TaskFiles {
       return { task: { meta: { ...fields, id, project }, body: settled.body }, tampered: foreign, hasState: false };
     }
     if (fields === null) return { task: { meta: state.meta, body: '' }, tampered: [], hasState: true };
-    const { meta, tampered } = reconcile(state, fields);
+    const record = state.meta as Record<string, unknown>;
+    const filled = { ...fields, ...Object.fromEntries((settled.absent ?? []).map((key) => [key, record[key] ?? null])) } as TaskMeta;
+    const { meta, tampered } = reconcile(state, filled);
     return { task: { meta, body: settled.body }, tampered, hasState: true };
   }
 

@@ -30,14 +30,19 @@ const INDEX_MAX_BYTES = 256 * 1024 * 1024;
  */
 const RACY_MS = 2000;
 
+/**
+ * A file's identity: inode, size, mtime and ctime. The ctime catches what the others miss: an edit
+ * in place that keeps the size, followed by `touch -r` putting the old mtime back (no program can
+ * set a ctime).
+ */
 function identity(path: string): { key: string; mtimeMs: number } {
   const stat = lstatSync(path, { throwIfNoEntry: false });
-  return stat ? { key: `${stat.ino}:${stat.size}:${stat.mtimeMs}`, mtimeMs: stat.mtimeMs } : { key: '-', mtimeMs: 0 };
+  return stat ? { key: `${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`, mtimeMs: stat.mtimeMs } : { key: '-', mtimeMs: 0 };
 }
 
 /**
  * The per-project listing index, `tasks/<project>/.index.json`: each task's fields, keyed by the
- * identity (inode, size, mtime) of its state, TASK.md and — for tasks without a state file — its
+ * identity (inode, size, mtime, ctime) of its state, TASK.md and — for tasks without a state file — its
  * history. It is a cache and never trusted blindly: every entry is checked against the files on
  * every read (two `lstat`s a task), and a missing, stale or corrupt index is rebuilt.
  */

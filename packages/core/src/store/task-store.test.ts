@@ -135,6 +135,19 @@ describe('a TASK.md written by hand', () => {
   });
 });
 
+describe('front matter lines deleted by hand', () => {
+  it('takes the values of record for a deleted created_at and updated_at: not tampered, nothing invented', async () => {
+    const ref = await taskIn(box, 'planning');
+    const before = (await box.orange.store.read(ref.project, ref.id)).meta;
+    const text = await readFile(file(ref.id), 'utf8');
+    await writeFile(file(ref.id), text.replace(/^created_at: .*\n/m, '').replace(/^updated_at: .*\n/m, ''));
+    const inspected = await box.orange.store.inspect(ref.project, ref.id);
+    expect(inspected.tampered).toEqual([]);
+    expect(inspected.task.meta).toMatchObject({ created_at: before.created_at, updated_at: before.updated_at });
+    await expect(box.orange.engine.edit(ref, { summary: 'still writable' })).resolves.toMatchObject({ changed: ['summary'] });
+  });
+});
+
 describe('the listing index', () => {
   it('follows hand edits, removed tasks and a corrupt index file', async () => {
     const a = await taskIn(box, 'planning');
@@ -194,6 +207,21 @@ describe('the listing index', () => {
     // A second edit in place, of the same size, landing in the same mtime tick: the files' key is
     // unchanged, so only the racy rule (an entry computed so soon after a write is not trusted) sees it.
     await editInPlaceKeepingMtime(ref.id, 'summary', 'other hand edit');
+    expect(await listedSummary()).toBe('other hand edit');
+  });
+
+  it('sees an edit in place of the same size whose old mtime was put back (touch -r) on an entry it trusted', async () => {
+    const ref = await taskIn(box, 'planning');
+    await editLine(ref.id, 'summary', 'first hand edit');
+    await ageTaskFiles(ref.id);
+    const listedSummary = async () => (await box.orange.store.list('demo')).tasks.find((t) => t.meta.id === ref.id)?.meta.summary;
+    // Old enough files: this listing's entry is trusted from now on, for as long as its key holds.
+    expect(await listedSummary()).toBe('first hand edit');
+    const { atime, mtime } = statSync(file(ref.id));
+    const text = await readFile(file(ref.id), 'utf8');
+    await writeFile(file(ref.id), text.replace('summary: first hand edit', 'summary: other hand edit'));
+    await utimes(file(ref.id), atime, mtime);
+    expect(Math.round(statSync(file(ref.id)).mtimeMs)).toBe(mtime.getTime());
     expect(await listedSummary()).toBe('other hand edit');
   });
 });

@@ -4,6 +4,7 @@ import { lstat, mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { OrangeError } from '../errors/index.js';
 import { TASK_ID_PATTERN, type Task, type TaskMeta } from '../task/index.js';
+import { AgentIdentities } from './agent-identities.js';
 import { appendHistory, ledgerStatus, readHistory, type HistoryEvent } from './history.js';
 import { withLock } from './lock.js';
 import { assertProjectName, assertTaskId, projectNameProblem } from './names.js';
@@ -39,6 +40,8 @@ export interface TaskStoreOptions {
 export class TaskStore {
   private readonly files: TaskFiles;
   private readonly index: TaskIndex;
+  /** Each spawned agent's identity (the hash of its secret). */
+  readonly identities: AgentIdentities;
   /** The task locks the current async context holds (the same lock taken again would wait for itself). */
   private readonly locksHeld = new AsyncLocalStorage<ReadonlySet<string>>();
   /** False inside `withoutLockWaits`: task locks are tried once, not waited for. */
@@ -50,6 +53,7 @@ export class TaskStore {
   ) {
     this.files = new TaskFiles(paths, options.settleMs ?? 1500);
     this.index = new TaskIndex(paths);
+    this.identities = new AgentIdentities(paths);
   }
 
   /** Reads one task. Throws E_TASK_NOT_FOUND, E_FRONTMATTER, E_UNREADABLE, or E_TAMPERED for a file naming another task. */

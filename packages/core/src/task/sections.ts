@@ -87,3 +87,13 @@ export function sectionNameProblem(name: string): string | null {
 export function strayHeading(content: string): string | null {
   return parseSections(content).keys().next().value ?? null;
 }
+
+/**
+ * Text from outside (an issue body, a reviewer's comment, a CI log) made inert inside one section:
+ * a line that would open a section of its own (`## Plan`) is escaped as markdown (`\## Plan`), so
+ * no text from outside ever becomes a section an exit rule or a gate reads.
+ */
+export function inertHeadings(text: string): string {
+  // Indentation alone would not do: a heading may be indented up to three spaces.
+  return text.replace(/^(\s*)(##+)(\s)/gm, (whole, indent: string, hashes: string, space: string) => (hashes.length === 2 ? `${indent}\\${hashes}${space}` : whole));
+}

@@ -22,6 +22,8 @@ export const TaskMetaSchema = z
     effort: nullableString,
     review_effort: nullableString,
     status: z.string().min(1),
+    /** The workflow the task was created with and keeps for life; null for a task from before (its project's). */
+    workflow: nullableString,
     review_round: count,
     crash_count: count,
     summary: z.string().default(''),
@@ -52,6 +54,7 @@ export const TASK_META_ORDER = [
   'project',
   'branch',
   'status',
+  'workflow',
   'summary',
   'harness',
   'review_harness',

@@ -27,26 +27,26 @@ export const classicWorkflow: WorkflowInput = {
     cancelled: { terminal: true },
   },
   transitions: [
-    { from: 'pending', to: 'working', hooks: ['acquire_workspace', 'spawn_agent'] },
-    { from: 'pending', to: 'clarification', hooks: ['acquire_workspace', 'spawn_agent'] },
-    { from: 'pending', to: 'cancelled' },
-    { from: 'clarification', to: 'working' },
-    { from: 'clarification', to: 'cancelled', hooks: ['kill_session', 'release_workspace'] },
-    { from: 'working', to: 'agent-review', gate: 'handoff', hooks: ['kill_session', 'increment_review_round', 'spawn_reviewer'] },
-    { from: 'working', to: 'clarification' },
-    { from: 'working', to: 'stuck' },
-    { from: 'working', to: 'cancelled', hooks: ['kill_session', 'release_workspace'] },
-    { from: 'agent-review', to: 'reviewing', gate: 'review-pass', hooks: ['kill_session'] },
-    { from: 'agent-review', to: 'working', gate: 'review-fail', guard: 'review_round < 2', hooks: ['kill_session', 'spawn_agent'] },
-    { from: 'agent-review', to: 'stuck', gate: 'review-fail', guard: 'review_round >= 2', hooks: ['kill_session'] },
+    { from: 'pending', to: 'working', by: ['person', 'orange'], hooks: ['acquire_workspace', 'spawn_agent'] },
+    { from: 'pending', to: 'clarification', by: ['person', 'orange'], hooks: ['acquire_workspace', 'spawn_agent'] },
+    { from: 'pending', to: 'cancelled', by: ['person'] },
+    { from: 'clarification', to: 'working', by: ['agent', 'person'] },
+    { from: 'clarification', to: 'cancelled', by: ['person', 'orange'], hooks: ['kill_session', 'release_workspace'] },
+    { from: 'working', to: 'agent-review', by: ['agent', 'orange'], gate: 'handoff', hooks: ['kill_session', 'increment_review_round', 'spawn_reviewer'] },
+    { from: 'working', to: 'clarification', by: ['agent'] },
+    { from: 'working', to: 'stuck', by: ['agent', 'orange'] },
+    { from: 'working', to: 'cancelled', by: ['person', 'orange'], hooks: ['kill_session', 'release_workspace'] },
+    { from: 'agent-review', to: 'reviewing', by: ['agent', 'orange'], gate: 'review-pass', hooks: ['kill_session'] },
+    { from: 'agent-review', to: 'working', by: ['agent', 'orange'], gate: 'review-fail', guard: 'review_round < 2', hooks: ['kill_session', 'spawn_agent'] },
+    { from: 'agent-review', to: 'stuck', by: ['agent', 'orange'], gate: 'review-fail', guard: 'review_round >= 2', hooks: ['kill_session'] },
     { from: 'agent-review', to: 'stuck', crash: true, hooks: ['kill_session'] },
-    { from: 'agent-review', to: 'cancelled', hooks: ['kill_session', 'release_workspace'] },
-    { from: 'reviewing', to: 'done', hooks: ['kill_session', 'release_workspace', 'delete_remote_branch', 'spawn_next'] },
-    { from: 'reviewing', to: 'stuck' },
-    { from: 'reviewing', to: 'cancelled', hooks: ['kill_session', 'release_workspace'] },
-    { from: 'stuck', to: 'working', hooks: ['kill_session', 'spawn_agent'] },
-    { from: 'stuck', to: 'agent-review', hooks: ['kill_session', 'increment_review_round', 'spawn_reviewer'] },
-    { from: 'stuck', to: 'cancelled', hooks: ['kill_session', 'release_workspace'] },
+    { from: 'agent-review', to: 'cancelled', by: ['person', 'orange'], hooks: ['kill_session', 'release_workspace'] },
+    { from: 'reviewing', to: 'done', by: ['person', 'orange'], hooks: ['kill_session', 'release_workspace', 'delete_remote_branch', 'spawn_next'] },
+    { from: 'reviewing', to: 'stuck', by: ['person', 'orange'] },
+    { from: 'reviewing', to: 'cancelled', by: ['person', 'orange'], hooks: ['kill_session', 'release_workspace'] },
+    { from: 'stuck', to: 'working', by: ['agent', 'person'], hooks: ['kill_session', 'spawn_agent'] },
+    { from: 'stuck', to: 'agent-review', by: ['agent', 'person'], hooks: ['kill_session', 'increment_review_round', 'spawn_reviewer'] },
+    { from: 'stuck', to: 'cancelled', by: ['person', 'orange'], hooks: ['kill_session', 'release_workspace'] },
     // A person's confirmed force-merge, past the review (`orange task merge --force`, the dashboard's m).
     { from: 'clarification', to: 'done', force: true, hooks: ['kill_session', 'release_workspace', 'delete_remote_branch', 'spawn_next'] },
     { from: 'working', to: 'done', force: true, hooks: ['kill_session', 'release_workspace', 'delete_remote_branch', 'spawn_next'] },
@@ -87,6 +87,7 @@ Instructions:
 Rules:
 - Do NOT push to remote
 - Do NOT set --status reviewing (always use agent-review)
+- Do NOT try to finish or cancel the task: done and cancelled are a person's moves
 - You MUST write ## Handoff before setting status
   (the command will fail if ## Handoff is missing)
 `,
@@ -105,6 +106,7 @@ Instructions:
 Rules:
 - Do NOT push to remote
 - Do NOT set --status reviewing (always use agent-review)
+- Do NOT try to finish or cancel the task: done and cancelled are a person's moves
 - You MUST write ## Handoff before setting status
   (the command will fail if ## Handoff is missing)
 `,

@@ -20,10 +20,24 @@ export const StateSchema = z.object({
   respawnPrompt: PromptRefSchema.optional(),
 });
 
+/**
+ * Who may take a move: `agent` — the task's own agent asks for it (`orange task update --status`,
+ * `task complete`, `task stuck`); `person` — a person's command (`task merge`, `task cancel`,
+ * `task request-changes`, `task move`, the dashboard); `orange` — Orange itself (exit rules,
+ * hooks such as `spawn_next`, the pipeline's driver, pull request sync, reactions).
+ */
+export const ACTORS = ['agent', 'person', 'orange'] as const;
+export type Actor = (typeof ACTORS)[number];
+
 export const TransitionSchema = z.object({
   from: name,
   to: name,
   description: z.string().optional(),
+  /**
+   * Who may take this transition (at least one of `agent`, `person`, `orange`). Required for every
+   * ordinary transition; a `crash` one is Orange's and a `force` one a person's without saying so.
+   */
+  by: z.array(z.enum(ACTORS)).min(1).optional(),
   /** Artifact gate by registered name (`plan`, `handoff`, `review-pass`, `review-fail`, or a plugin's). */
   gate: name.optional(),
   /** `field op literal`, e.g. `review_round < 2`. */

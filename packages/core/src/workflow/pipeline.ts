@@ -1,4 +1,4 @@
-import type { WorkflowInput } from './definition.js';
+import type { Actor, WorkflowInput } from './definition.js';
 
 /**
  * Every state a pipeline task passes through with its driver running (stop_pipeline ends it).
@@ -31,41 +31,46 @@ export const pipelineWorkflow: WorkflowInput = {
     retrying: { agent: 'worker', description: 'A phase or the verification failed; choosing how to retry.' },
     escalating: { agent: 'worker', description: 'Moving to the next model tier.' },
     verifying: { agent: 'worker', description: 'Running the configured checks in the worktree.' },
-    completed: { terminal: true, description: 'All phases done, verified.' },
+    completed: { description: 'All phases done, verified; waiting for a person to merge it (`orange task merge`) or open its pull request.' },
+    done: { terminal: true, description: 'Merged.' },
     failed: { terminal: true, description: 'Retries used up at the top tier, or the circuit breaker tripped.' },
     stopped: { description: 'Cancelled or over budget; `orange task resume` continues from the checkpoint.' },
   },
   transitions: [
-    { from: 'created', to: 'classifying', hooks: ['acquire_workspace', 'start_pipeline'], description: 'read configs, create checkpoint' },
-    { from: 'created', to: 'stopped', hooks: ['stop_pipeline'] },
-    { from: 'classifying', to: 'routing', gate: 'pipeline-confident', description: 'record intent in checkpoint' },
-    { from: 'classifying', to: 'awaiting_clarification', gate: 'pipeline-unsure', description: 'ask for more detail' },
-    { from: 'awaiting_clarification', to: 'classifying', hooks: ['start_pipeline'], description: 're-classify with the added context' },
-    { from: 'awaiting_clarification', to: 'stopped', hooks: ['stop_pipeline'] },
-    { from: 'routing', to: 'executing', gate: 'pipeline-routed', description: 'select pipeline and tier, record in checkpoint' },
-    { from: 'executing', to: 'verifying', gate: 'pipeline-phases-done', description: 'every phase succeeded' },
-    { from: 'executing', to: 'retrying', guard: 'phase_result == "failed"', description: 'phase failed: log it, choose the retry' },
-    { from: 'retrying', to: 'executing', gate: 'pipeline-same-tier', hooks: ['next_attempt'], description: 'attempts left at this tier' },
-    { from: 'retrying', to: 'escalating', gate: 'pipeline-tier-used-up', description: 'attempts at this tier used up' },
-    { from: 'retrying', to: 'failed', gate: 'pipeline-breaker-tripped', hooks: ['stop_pipeline', 'release_workspace'], description: 'circuit breaker: full diagnostics' },
-    { from: 'escalating', to: 'executing', gate: 'pipeline-higher-tier', hooks: ['escalate_tier'], description: 're-run the phase on the next tier' },
-    { from: 'escalating', to: 'failed', gate: 'pipeline-top-tier', hooks: ['stop_pipeline', 'release_workspace'], description: 'top tier used up' },
-    { from: 'verifying', to: 'completed', guard: 'verification == "passed"', hooks: ['stop_pipeline', 'release_workspace'] },
-    { from: 'verifying', to: 'retrying', guard: 'verification == "failed"', description: 'feed the check output into the retry' },
-    ...RUNNING.map((from) => ({ from, to: 'stopped', hooks: ['stop_pipeline'], description: 'cancel or budget exceeded: keep the checkpoint' })),
+    { from: 'created', to: 'classifying', by: ['person', 'orange'], hooks: ['acquire_workspace', 'start_pipeline'], description: 'read configs, create checkpoint' },
+    { from: 'created', to: 'stopped', by: ['person'], hooks: ['stop_pipeline'] },
+    { from: 'classifying', to: 'routing', by: ['orange'], gate: 'pipeline-confident', description: 'record intent in checkpoint' },
+    { from: 'classifying', to: 'awaiting_clarification', by: ['orange'], gate: 'pipeline-unsure', description: 'ask for more detail' },
+    { from: 'awaiting_clarification', to: 'classifying', by: ['person'], hooks: ['start_pipeline'], description: 're-classify with the added context' },
+    { from: 'awaiting_clarification', to: 'stopped', by: ['person'], hooks: ['stop_pipeline'] },
+    { from: 'routing', to: 'executing', by: ['orange'], gate: 'pipeline-routed', description: 'select pipeline and tier, record in checkpoint' },
+    { from: 'executing', to: 'verifying', by: ['orange'], gate: 'pipeline-phases-done', description: 'every phase succeeded' },
+    { from: 'executing', to: 'retrying', by: ['orange'], guard: 'phase_result == "failed"', description: 'phase failed: log it, choose the retry' },
+    { from: 'retrying', to: 'executing', by: ['orange'], gate: 'pipeline-same-tier', hooks: ['next_attempt'], description: 'attempts left at this tier' },
+    { from: 'retrying', to: 'escalating', by: ['orange'], gate: 'pipeline-tier-used-up', description: 'attempts at this tier used up' },
+    { from: 'retrying', to: 'failed', by: ['orange'], gate: 'pipeline-breaker-tripped', hooks: ['stop_pipeline', 'release_workspace'], description: 'circuit breaker: full diagnostics' },
+    { from: 'escalating', to: 'executing', by: ['orange'], gate: 'pipeline-higher-tier', hooks: ['escalate_tier'], description: 're-run the phase on the next tier' },
+    { from: 'escalating', to: 'failed', by: ['orange'], gate: 'pipeline-top-tier', hooks: ['stop_pipeline', 'release_workspace'], description: 'top tier used up' },
+    { from: 'verifying', to: 'completed', by: ['orange'], guard: 'verification == "passed"', hooks: ['stop_pipeline', 'release_workspace'] },
+    { from: 'verifying', to: 'retrying', by: ['orange'], guard: 'verification == "failed"', description: 'feed the check output into the retry' },
+    ...RUNNING.map((from) => ({ from, to: 'stopped', by: ['person', 'orange'] as Actor[], hooks: ['stop_pipeline'], description: 'cancel or budget exceeded: keep the checkpoint' })),
     // A task cancelled in `created` never had a worktree: resuming acquires one (a no-op when held).
     ...(['classifying', 'executing', 'verifying'] as const).map((to) => ({
       from: 'stopped',
       to,
+      by: ['person'] as Actor[],
       gate: 'pipeline-resumable',
       hooks: ['acquire_workspace', 'start_pipeline'],
       description: 'resume from the checkpoint',
     })),
-    { from: 'stopped', to: 'failed', hooks: ['stop_pipeline', 'release_workspace'], description: 'abandoned (task cancel on a stopped task): the checkpoint is kept, the worktree freed' },
+    { from: 'stopped', to: 'failed', by: ['person'], hooks: ['stop_pipeline', 'release_workspace'], description: 'abandoned (task cancel on a stopped task): the checkpoint is kept, the worktree freed' },
+    // Verified work reaches the default branch only through a person (or its pull request, merged).
+    { from: 'completed', to: 'done', by: ['person', 'orange'], hooks: ['delete_remote_branch'], description: 'merged: orange task merge, or its pull request merged' },
+    { from: 'completed', to: 'failed', by: ['person'], description: 'abandoned (task cancel on a completed task): its branch is kept, never merged' },
   ],
   // The driver asks for every transition itself; an exit it did not announce (killed) is only
   // marked, and `orange task resume` restarts it.
-  exit: Object.fromEntries(['created', 'awaiting_clarification', 'stopped', ...RUNNING].map((s) => [s, { otherwise: 'mark' as const }])),
+  exit: Object.fromEntries(['created', 'awaiting_clarification', 'stopped', 'completed', ...RUNNING].map((s) => [s, { otherwise: 'mark' as const }])),
   create: { created: { hooks: [] } },
   prompts: {
     classify: `Classify this coding task by intent.

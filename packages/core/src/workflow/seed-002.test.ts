@@ -59,6 +59,10 @@ const ADDED: ReadonlyArray<Omit<SeedRow, 'condition' | 'action'>> = [
   { from: 'awaiting_clarification', to: 'stopped', hooks: ['stop_pipeline'] },
   ...(['classifying', 'executing', 'verifying'] as const).map((to) => ({ from: 'stopped', to, gate: 'pipeline-resumable', hooks: ['acquire_workspace', 'start_pipeline'] })),
   { from: 'stopped', to: 'failed', hooks: ['stop_pipeline', 'release_workspace'] },
+  // Departure 6: verified work reaches the default branch only through a person — `completed` waits
+  // for `orange task merge` (or its pull request, merged) into the terminal `done`, or is abandoned.
+  { from: 'completed', to: 'done', hooks: ['delete_remote_branch'] },
+  { from: 'completed', to: 'failed', hooks: [] },
 ];
 
 const transitions = pipelineWorkflow.transitions as readonly TransitionDefinition[];
@@ -69,10 +73,20 @@ const replacedSeed = new Set(REPLACED.map((r) => key({ from: r.seed[0], to: r.se
 const EXPECTED: ReadonlyArray<Omit<SeedRow, 'condition' | 'action'>> = [...SEED.filter((row) => !replacedSeed.has(key(row))), ...REPLACED.map((r) => r.by), ...ADDED];
 
 describe('the pipeline workflow is seed 002', () => {
-  it('has every state of the seed, completed and failed terminal', () => {
+  it('has every state of the seed, and done: failed and done terminal, completed waiting for a person', () => {
     const workflow = Workflow.load(pipelineWorkflow);
-    expect(workflow.states).toEqual(['created', 'classifying', 'awaiting_clarification', 'routing', 'executing', 'retrying', 'escalating', 'verifying', 'completed', 'failed', 'stopped']);
-    expect(workflow.states.filter((s) => workflow.isTerminal(s))).toEqual(['completed', 'failed']);
+    expect(workflow.states).toEqual(['created', 'classifying', 'awaiting_clarification', 'routing', 'executing', 'retrying', 'escalating', 'verifying', 'completed', 'done', 'failed', 'stopped']);
+    expect(workflow.states.filter((s) => workflow.isTerminal(s))).toEqual(['done', 'failed']);
+  });
+
+  it("gives the driver's moves to Orange alone, and clarify, resume, cancel and merge to a person", () => {
+    const workflow = Workflow.load(pipelineWorkflow);
+    const byOf = (from: string, to: string) => workflow.between(from, to)[0]?.by;
+    for (const [from, to] of [['classifying', 'routing'], ['executing', 'verifying'], ['retrying', 'failed'], ['verifying', 'completed']] as const) expect(byOf(from, to)).toEqual(['orange']);
+    expect(byOf('awaiting_clarification', 'classifying')).toEqual(['person']);
+    expect(byOf('stopped', 'executing')).toEqual(['person']);
+    expect(byOf('completed', 'done')).toEqual(['person', 'orange']);
+    expect(workflow.transitions.some((t) => t.by.includes('agent'))).toBe(false);
   });
 
   it.each(SEED.filter((row) => !replacedSeed.has(key(row))).map((row) => [`${key(row)} (${row.condition})`, row] as const))(
@@ -122,12 +136,12 @@ describe('the pipeline workflow is seed 002', () => {
         expect([...workflow.between(from, to), ...workflow.between(from, to, true), ...workflow.forced(from, to)], pair).toEqual([]);
       }
     }
-    // 11 states: 121 pairs, of which only the map's are allowed.
-    expect(refused.length + allowed.size).toBe(121);
+    // 12 states: 144 pairs, of which only the map's are allowed.
+    expect(refused.length + allowed.size).toBe(144);
   });
 
   it('is valid against the actions and gates the pipeline plugin provides', () => {
-    const actions = new Set(['acquire_workspace', 'release_workspace', 'start_pipeline', 'stop_pipeline', 'next_attempt', 'escalate_tier']);
+    const actions = new Set(['acquire_workspace', 'release_workspace', 'start_pipeline', 'stop_pipeline', 'next_attempt', 'escalate_tier', 'delete_remote_branch']);
     const gates = new Set(transitions.flatMap((t) => (t.gate ? [t.gate] : [])));
     expect([...gates].every((g) => g.startsWith('pipeline-'))).toBe(true);
     expect(() => Workflow.load(pipelineWorkflow, { actions, gates })).not.toThrow();

@@ -31,11 +31,11 @@ function mini(): WorkflowInput & Required<Pick<WorkflowInput, 'states' | 'transi
       cancelled: { terminal: true },
     },
     transitions: [
-      { from: 'pending', to: 'working', hooks: ['acquire_workspace', 'spawn_agent'] },
-      { from: 'pending', to: 'cancelled' },
-      { from: 'working', to: 'reviewing', gate: 'handoff' },
-      { from: 'working', to: 'cancelled', hooks: ['kill_session', 'release_workspace'] },
-      { from: 'reviewing', to: 'done' },
+      { from: 'pending', to: 'working', by: ['agent', 'person', 'orange'], hooks: ['acquire_workspace', 'spawn_agent'] },
+      { from: 'pending', to: 'cancelled', by: ['agent', 'person', 'orange'] },
+      { from: 'working', to: 'reviewing', by: ['agent', 'person', 'orange'], gate: 'handoff' },
+      { from: 'working', to: 'cancelled', by: ['agent', 'person', 'orange'], hooks: ['kill_session', 'release_workspace'] },
+      { from: 'reviewing', to: 'done', by: ['agent', 'person', 'orange'] },
     ],
     exit: {
       pending: { otherwise: 'mark' },
@@ -72,31 +72,31 @@ describe('Workflow.load', () => {
 
   it('refuses a transition to an unknown state', () => {
     const w = mini();
-    w.transitions.push({ from: 'working', to: 'review' });
+    w.transitions.push({ from: 'working', to: 'review', by: ['agent', 'person', 'orange'] });
     expect(problems(w)).toEqual(['transition #6 working → review: unknown state "review"']);
   });
 
   it('refuses a transition from an unknown state', () => {
     const w = mini();
-    w.transitions.push({ from: 'triage', to: 'working' });
+    w.transitions.push({ from: 'triage', to: 'working', by: ['agent', 'person', 'orange'] });
     expect(problems(w)).toEqual(['transition #6 triage → working: unknown state "triage"']);
   });
 
   it('refuses a transition out of a terminal state', () => {
     const w = mini();
-    w.transitions.push({ from: 'done', to: 'working' });
+    w.transitions.push({ from: 'done', to: 'working', by: ['agent', 'person', 'orange'] });
     expect(problems(w)).toEqual(['transition #6 done → working: leaves terminal state "done"']);
   });
 
   it('refuses a gate nobody registered', () => {
     const w = mini();
-    w.transitions[2] = { from: 'working', to: 'reviewing', gate: 'tests-pass' };
+    w.transitions[2] = { from: 'working', to: 'reviewing', by: ['agent', 'person', 'orange'], gate: 'tests-pass' };
     expect(problems(w)).toEqual(['transition #3 working → reviewing: unknown gate "tests-pass"']);
   });
 
   it('refuses an action no plugin provides, naming the action', () => {
     const w = mini();
-    w.transitions[4] = { from: 'reviewing', to: 'done', hooks: ['format', 'kill_session'] };
+    w.transitions[4] = { from: 'reviewing', to: 'done', by: ['agent', 'person', 'orange'], hooks: ['format', 'kill_session'] };
     expect(problems(w)).toEqual(['transition #5 reviewing → done: no plugin provides hook "format"']);
   });
 
@@ -108,7 +108,7 @@ describe('Workflow.load', () => {
 
   it('skips the gate and action checks when the vocabulary does not say', () => {
     const w = mini();
-    w.transitions[2] = { from: 'working', to: 'reviewing', gate: 'tests-pass', hooks: ['format'] };
+    w.transitions[2] = { from: 'working', to: 'reviewing', by: ['agent', 'person', 'orange'], gate: 'tests-pass', hooks: ['format'] };
     expect(problems(w, {})).toEqual([]);
   });
 
@@ -120,7 +120,7 @@ describe('Workflow.load', () => {
 
   it('refuses a transition guard that does not parse, quoting it', () => {
     const w = mini();
-    w.transitions[2] = { from: 'working', to: 'reviewing', guard: 'review_round = 2' };
+    w.transitions[2] = { from: 'working', to: 'reviewing', by: ['agent', 'person', 'orange'], guard: 'review_round = 2' };
     expect(problems(w)).toEqual([
       'transition #3 working → reviewing: guard "review_round = 2" is not of the form "field op literal" (op is one of < <= > >= == !=)',
     ]);
@@ -134,7 +134,7 @@ describe('Workflow.load', () => {
 
   it('refuses two transitions on one pair whose guards could both hold', () => {
     const w = mini();
-    w.transitions.push({ from: 'working', to: 'cancelled', guard: 'a < 2' }, { from: 'working', to: 'cancelled', guard: 'a <= 3' });
+    w.transitions.push({ from: 'working', to: 'cancelled', by: ['agent', 'person', 'orange'], guard: 'a < 2' }, { from: 'working', to: 'cancelled', by: ['agent', 'person', 'orange'], guard: 'a <= 3' });
     w.transitions.splice(3, 1);
     expect(problems(w)).toEqual([
       'transitions working → cancelled have overlapping guards (a < 2 / a <= 3): the machine would not be deterministic',
@@ -143,7 +143,7 @@ describe('Workflow.load', () => {
 
   it('refuses a guarded and an unguarded transition on one pair', () => {
     const w = mini();
-    w.transitions.push({ from: 'working', to: 'cancelled', guard: 'a < 2' });
+    w.transitions.push({ from: 'working', to: 'cancelled', by: ['agent', 'person', 'orange'], guard: 'a < 2' });
     expect(problems(w)).toEqual([
       'transitions working → cancelled have overlapping guards (none / a < 2): the machine would not be deterministic',
     ]);
@@ -151,7 +151,7 @@ describe('Workflow.load', () => {
 
   it('accepts two transitions on one pair whose guards exclude each other, and a crash twin', () => {
     const w = mini();
-    w.transitions.splice(2, 1, { from: 'working', to: 'reviewing', guard: 'a < 2' }, { from: 'working', to: 'reviewing', guard: 'a >= 2' });
+    w.transitions.splice(2, 1, { from: 'working', to: 'reviewing', by: ['agent', 'person', 'orange'], guard: 'a < 2' }, { from: 'working', to: 'reviewing', by: ['agent', 'person', 'orange'], guard: 'a >= 2' });
     w.transitions.push({ from: 'working', to: 'cancelled', crash: true });
     expect(problems(w)).toEqual([]);
   });
@@ -230,17 +230,47 @@ describe('Workflow.load', () => {
   });
 
   it('reports schema errors with their paths', () => {
-    const w = { ...mini(), start: undefined, transitions: [{ from: 'pending', to: 'working', hooks: 'spawn_agent' }] };
+    const w = { ...mini(), start: undefined, transitions: [{ from: 'pending', to: 'working', by: ['agent', 'person', 'orange'], hooks: 'spawn_agent' }] };
     expect(problems(w as unknown as WorkflowInput)).toEqual([
       expect.stringMatching(/^start: /),
       expect.stringMatching(/^transitions\.0\.hooks: /),
     ]);
   });
 
+  it('refuses a transition that says nobody may take it, naming each such transition', () => {
+    const w = mini();
+    w.transitions[2] = { from: 'working', to: 'reviewing', gate: 'handoff' };
+    w.transitions[4] = { from: 'reviewing', to: 'done' };
+    expect(validateWorkflow(Workflow.load(mini()).definition, VOCABULARY)).toEqual([]);
+    expect(() => Workflow.load(w, VOCABULARY)).toThrow(WorkflowInvalid);
+    expect(problemsOf(w)).toEqual([
+      "transition #3 working → reviewing: says nobody may take it (add by: ['agent'], ['person'], ['orange'] or several)",
+      "transition #5 reviewing → done: says nobody may take it (add by: ['agent'], ['person'], ['orange'] or several)",
+    ]);
+  });
+
+  it("refuses a crash transition given to anyone but Orange, a forced one to anyone but a person, and an exit rule's target Orange may not take", () => {
+    const w = mini();
+    w.transitions.push({ from: 'working', to: 'cancelled', crash: true, by: ['agent'] }, { from: 'working', to: 'done', force: true, by: ['orange'] });
+    w.transitions[2] = { from: 'working', to: 'reviewing', by: ['agent'], gate: 'handoff' };
+    expect(problemsOf(w)).toEqual([
+      'exit rule for "working" advances to "reviewing" but transition working → reviewing is not Orange\'s to take (add \'orange\' to its by)',
+      "transition #6 working → cancelled: a crash transition is Orange's alone (by: ['orange'])",
+      "transition #7 working → done: a force transition is a person's alone (by: ['person'])",
+    ].sort());
+  });
+
+  it('gives a crash transition to Orange and a forced one to a person when they say nothing', () => {
+    const w = mini();
+    w.transitions.push({ from: 'working', to: 'cancelled', crash: true }, { from: 'working', to: 'done', force: true });
+    const loaded = Workflow.load(w, VOCABULARY);
+    expect(loaded.transitions.filter((t) => t.crash || t.force).map((t) => t.by)).toEqual([['orange'], ['person']]);
+  });
+
   it('lists every problem at once: three defects, three problems', () => {
     const w = mini();
-    w.transitions.push({ from: 'working', to: 'review' });
-    w.transitions[4] = { from: 'reviewing', to: 'done', hooks: ['format'] };
+    w.transitions.push({ from: 'working', to: 'review', by: ['agent', 'person', 'orange'] });
+    w.transitions[4] = { from: 'reviewing', to: 'done', by: ['agent', 'person', 'orange'], hooks: ['format'] };
     delete w.exit.reviewing;
     let error: unknown;
     try {
@@ -270,7 +300,7 @@ describe('a configured workflow at start-up', () => {
 
   it('refuses to start when the workflow names an action no loaded plugin provides', async () => {
     const w = mini();
-    w.transitions[4] = { from: 'reviewing', to: 'done', hooks: ['format'] };
+    w.transitions[4] = { from: 'reviewing', to: 'done', by: ['agent', 'person', 'orange'], hooks: ['format'] };
     await expect(Orange.create({ workflow: w, plugins: [recordingPlugin([])] }, { paths: paths() })).rejects.toMatchObject({
       code: 'E_WORKFLOW_INVALID',
       message: expect.stringContaining('no plugin provides hook "format"'),
@@ -279,7 +309,7 @@ describe('a configured workflow at start-up', () => {
 
   it('starts once a plugin provides the action and registers the gate', async () => {
     const w = mini();
-    w.transitions[2] = { from: 'working', to: 'reviewing', gate: 'tests-pass', hooks: ['format'] };
+    w.transitions[2] = { from: 'working', to: 'reviewing', by: ['agent', 'person', 'orange'], gate: 'tests-pass', hooks: ['format'] };
     const formatter = {
       name: 'formatter',
       apply(orange: Orange) {
@@ -324,3 +354,13 @@ describe('prompts', () => {
     expect(classic.resolvePrompt(ref, { review_round: 1 })).toBe(classicWorkflow.prompts.worker_fix);
   });
 });
+
+/** The problems `Workflow.load` finds in `w`, sorted. */
+function problemsOf(w: WorkflowInput): string[] {
+  try {
+    Workflow.load(w, VOCABULARY);
+    return [];
+  } catch (error) {
+    return [...(error as WorkflowInvalid).problems].sort();
+  }
+}

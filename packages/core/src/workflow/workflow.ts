@@ -2,6 +2,7 @@ import { WorkflowInvalid } from '../errors/index.js';
 import { evaluateGuard, guardsOverlap, parseGuard, type Guard } from './guard.js';
 import {
   WorkflowSchema,
+  type Actor,
   type ExitRule,
   type PromptRef,
   type StateDefinition,
@@ -10,9 +11,17 @@ import {
   type WorkflowInput,
 } from './definition.js';
 
-/** A transition with its guard parsed once at load. */
-export interface Transition extends TransitionDefinition {
+/** A transition with its guard parsed once at load, and who may take it settled (`by`). */
+export interface Transition extends Omit<TransitionDefinition, 'by'> {
   readonly parsedGuard: Guard | null;
+  readonly by: readonly Actor[];
+}
+
+/** Who may take a transition: as written, else Orange for a crash one and a person for a force one. */
+function actorsOf(t: TransitionDefinition): readonly Actor[] {
+  if (t.crash) return ['orange'];
+  if (t.force) return ['person'];
+  return t.by ?? [];
 }
 
 /** What a workflow may name, and so what validation checks against. Omit a set to skip that check. */
@@ -33,7 +42,7 @@ export class Workflow {
     this.name = definition.name;
     this.transitions = definition.transitions.map((t) => {
       const parsed = t.guard === undefined ? null : parseGuard(t.guard);
-      return Object.freeze({ ...t, parsedGuard: parsed && parsed.ok ? parsed.guard : null });
+      return Object.freeze({ ...t, by: actorsOf(t), parsedGuard: parsed && parsed.ok ? parsed.guard : null });
     });
     for (const t of this.transitions) {
       const key = pairKey(t.from, t.to);
@@ -190,6 +199,9 @@ export function validateWorkflow(w: WorkflowDefinition, vocabulary: WorkflowVoca
       if (!parsed.ok) problems.push(`${label}: ${parsed.error}`);
     }
     if (t.crash && t.force) problems.push(`${label}: a transition is either crash or force, not both`);
+    if (!t.crash && !t.force && t.by === undefined) problems.push(`${label}: says nobody may take it (add by: ['agent'], ['person'], ['orange'] or several)`);
+    if (t.crash && t.by !== undefined && t.by.some((a) => a !== 'orange')) problems.push(`${label}: a crash transition is Orange's alone (by: ['orange'])`);
+    if (t.force && t.by !== undefined && t.by.some((a) => a !== 'person')) problems.push(`${label}: a force transition is a person's alone (by: ['person'])`);
     const key = `${t.crash ? 'crash' : t.force ? 'force' : 'normal'}:${pairKey(t.from, t.to)}`;
     normalByPair.set(key, [...(normalByPair.get(key) ?? []), t]);
   });
@@ -231,6 +243,8 @@ export function validateWorkflow(w: WorkflowDefinition, vocabulary: WorkflowVoca
     for (const target of rule.advance) {
       if (!hasTransition(name, target, false)) {
         problems.push(`exit rule for "${name}" advances to "${target}" but there is no transition ${name} → ${target}`);
+      } else if (!w.transitions.some((t) => t.from === name && t.to === target && !t.force && !t.crash && (t.by === undefined || t.by.includes('orange')))) {
+        problems.push(`exit rule for "${name}" advances to "${target}" but transition ${name} → ${target} is not Orange's to take (add 'orange' to its by)`);
       }
     }
     if (rule.otherwise === 'crash') {
@@ -238,6 +252,8 @@ export function validateWorkflow(w: WorkflowDefinition, vocabulary: WorkflowVoca
         problems.push(`exit rule for "${name}" counts crashes but names no crashTo state for the crash limit`);
       } else if (!hasTransition(name, rule.crashTo)) {
         problems.push(`exit rule for "${name}" moves to "${rule.crashTo}" at the crash limit but there is no transition ${name} → ${rule.crashTo}`);
+      } else if (!w.transitions.some((t) => t.from === name && t.to === rule.crashTo && !t.force && (t.crash || t.by === undefined || t.by.includes('orange')))) {
+        problems.push(`exit rule for "${name}" moves to "${rule.crashTo}" at the crash limit but transition ${name} → ${rule.crashTo} is not Orange's to take (add 'orange' to its by)`);
       }
     } else if (rule.respawn) {
       problems.push(`exit rule for "${name}" respawns but only counts crashes with otherwise: crash`);

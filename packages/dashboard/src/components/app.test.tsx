@@ -385,7 +385,7 @@ describe('every built-in status', () => {
     ['executing', ['⏎ respawn', 'x stop'], ['⏎ spawn', 'd delete']],
     ['verifying', ['⏎ respawn', 'x stop'], ['d delete']],
     ['stopped', ['x abandon'], ['⏎', 'd delete', 'm merge', 'x stop']],
-    ['completed', ['d delete'], ['⏎', 'x ']],
+    ['completed', ['m merge', 'x abandon'], ['⏎', 'd delete']],
     ['failed', ['d delete'], ['⏎', 'x ']],
   ])('a pipeline task in %s: its row and footer', async (status, shown, hidden) => {
     const ui = open([fakeRow({ status, branch: `pipe-${status}` }, {}, pipelineWorkflow)]);
