@@ -282,7 +282,7 @@ export const BARE_CONFIG = [
   '  workflow: {',
   "    name: 'bare', initial: 'pending', start: 'reviewing',",
   '    states: { pending: {}, reviewing: {}, done: { terminal: true }, cancelled: { terminal: true } },',
-  "    transitions: [{ from: 'pending', to: 'reviewing' }, { from: 'reviewing', to: 'done' }, { from: 'pending', to: 'cancelled' }],",
+  "    transitions: [{ from: 'pending', to: 'reviewing', by: ['agent', 'person', 'orange'] }, { from: 'reviewing', to: 'done', by: ['agent', 'person', 'orange'] }, { from: 'pending', to: 'cancelled', by: ['agent', 'person', 'orange'] }],",
   "    exit: { pending: { otherwise: 'mark' }, reviewing: { otherwise: 'mark' } },",
   '    create: { pending: {}, reviewing: {} },',
   '    prompts: {},',

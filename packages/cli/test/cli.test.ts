@@ -158,8 +158,8 @@ describe('orange workflow show', () => {
   it('prints states and transitions as tables for people, and follows the project in the current directory', async () => {
     const human = await box.orange(['workflow', 'show', 'default']);
     expect(human.stdout.split('\n')[0]).toBe('workflow default (initial pending, start planning); known: default, classic, pipeline');
-    expect(human.stdout).toMatch(/^TRANSITION\s+GATE\s+GUARD\s+HOOKS$/m);
-    expect(human.stdout).toMatch(/^working → agent-review\s+handoff\s+-\s+increment_review_round, spawn_reviewer$/m);
+    expect(human.stdout).toMatch(/^TRANSITION\s+BY\s+GATE\s+GUARD\s+HOOKS$/m);
+    expect(human.stdout).toMatch(/^working → agent-review\s+agent, orange\s+handoff\s+-\s+increment_review_round, spawn_reviewer$/m);
     const classicRepo = await box.addProject('classic-project');
     await box.json(['project', 'update', '--workflow', 'classic'], { cwd: classicRepo });
     const inferred = await box.json<{ workflow: { name: string } }>(['workflow', 'show'], { cwd: classicRepo });
@@ -168,10 +168,10 @@ describe('orange workflow show', () => {
 
   it('marks crash-only transitions, which only the exit monitor takes, and force-only ones', async () => {
     const human = await box.orange(['workflow', 'show', 'default']);
-    expect(human.stdout).toMatch(/^planning → stuck \(crash only\)\s+-\s+-\s+notify_worker$/m);
-    expect(human.stdout).toMatch(/^working → stuck\s+-\s+-\s+notify_worker$/m);
+    expect(human.stdout).toMatch(/^planning → stuck \(crash only\)\s+orange\s+-\s+-\s+notify_worker$/m);
+    expect(human.stdout).toMatch(/^working → stuck\s+agent, orange\s+-\s+-\s+notify_worker$/m);
     expect(human.stdout).toContain('(crash only): taken by exit monitoring when an agent crashed crashLimit times; it cannot be requested.');
-    expect(human.stdout).toMatch(/^working → done \(force only\)\s+-\s+-\s+kill_session, release_workspace, delete_remote_branch, spawn_next$/m);
+    expect(human.stdout).toMatch(/^working → done \(force only\)\s+person\s+-\s+-\s+kill_session, release_workspace, delete_remote_branch, spawn_next$/m);
     expect(human.stdout).toContain("(force only): taken only by a confirmed force-merge (orange task merge --force, the dashboard's m); never an agent's request.");
   });
 
@@ -234,9 +234,9 @@ describe('errors and usage', () => {
       ].join('\n'),
     );
     const task = await box.createTask(['feature/explode', 'explode', '--status', 'reviewing']);
-    const human = await box.orange(['task', 'merge', task.id, '--project', 'demo'], { cwd: dir });
+    const human = await box.orange(['task', 'merge', task.id, '--yes', '--project', 'demo'], { cwd: dir });
     expect(human).toMatchObject({ code: 1, stderr: 'orange: unexpected error: the scm exploded (set ORANGE_DEBUG=1 for the stack)' });
-    const json = await box.jsonError(['task', 'merge', task.id, '--project', 'demo'], { cwd: dir });
+    const json = await box.jsonError(['task', 'merge', task.id, '--yes', '--project', 'demo'], { cwd: dir });
     expect(json).toMatchObject({ code: 'E_INTERNAL', exit: 1 });
     expect((await box.task(task.id)).meta.status).toBe('reviewing');
   });
@@ -282,5 +282,34 @@ describe('orange workflow simulate', () => {
     expect(bad).toMatchObject({ code: 'E_USAGE', exit: 2 });
     expect(bad.error).toMatch(/^script event 2 "jump": unknown event/);
     expect(await box.jsonError(['workflow', 'simulate', 'nope', '--script', 'exit worker'])).toMatchObject({ code: 'E_WORKFLOW_INVALID' });
+  });
+
+  it("runs the config's plugins: a team's veto refuses the merge until the simulated worktree holds APPROVED; tmux and git stay untouched", async () => {
+    const dir = join(box.dir, 'team-rules');
+    await mkdir(dir, { recursive: true });
+    await writeFile(
+      join(dir, 'orange.config.mjs'),
+      [
+        "import { existsSync } from 'node:fs';",
+        "import { join } from 'node:path';",
+        'export default {',
+        "  plugins: [{ name: 'team-rules', apply(orange) {",
+        "    orange.hooks.beforeTransition.tapPromise('team-rules', async (e) =>",
+        "      e.to === 'done' && !existsSync(join(String(e.task.meta.workspace), 'APPROVED')) ? 'no APPROVED file in the worktree' : undefined);",
+        '  } }],',
+        '};',
+        '',
+      ].join('\n'),
+    );
+    const worktrees = await box.git(box.repo, 'worktree', 'list');
+    type Simulated = { steps: Array<{ event: string; status: string; lines: string[] }>; task: { status: string } };
+    const reviewed = 'request working; exit worker; review PASS; exit reviewer';
+    const refused = await box.json<Simulated>(['workflow', 'simulate', '--script', `${reviewed}; merge`], { cwd: dir });
+    expect(refused.steps.at(-1)?.lines.map((l) => l.trim())).toEqual(['refused reviewing → done (veto): no APPROVED file in the worktree']);
+    expect(refused.task.status).toBe('reviewing');
+    const approved = await box.json<Simulated>(['workflow', 'simulate', '--script', `${reviewed}; file APPROVED; merge`], { cwd: dir });
+    expect(approved.task.status).toBe('done');
+    expect(await box.windows()).toEqual([]);
+    expect(await box.git(box.repo, 'worktree', 'list')).toBe(worktrees);
   });
 });

@@ -34,7 +34,7 @@ describe('orange task merge', () => {
   it('merges a task created in reviewing on a pushed branch into origin main and finishes it', async () => {
     const subject = await pushedBranch('feature/existing');
     const task = await box.createTask(['feature/existing', 'review the existing branch', '--status', 'reviewing']);
-    const out = await box.json<MergeJson>(['task', 'merge', task.id]);
+    const out = await box.json<MergeJson>(['task', 'merge', task.id, '--yes']);
     expect(out).toMatchObject({ from: 'reviewing', to: 'done', task: { status: 'done' }, merge: { merged: true } });
     expect(out.merge.message).toMatch(/^merged feature\/existing into origin\/main \(fast-forward, [0-9a-f]{7}\)$/);
     expect(await originLog()).toContain(subject);
@@ -57,7 +57,7 @@ describe('orange task merge', () => {
     const reviewed = await box.json<{ to: string }>(['task', 'update', '--status', 'reviewing'], { cwd: workspace });
     expect(reviewed.to).toBe('reviewing');
 
-    const merged = await box.orange(['task', 'merge', task.id, '--strategy', 'merge']);
+    const merged = await box.orange(['task', 'merge', task.id, '--yes', '--strategy', 'merge']);
     expect(merged).toMatchObject({ code: 0, stderr: '' });
     expect(merged.stdout).toMatch(/^merged feature\/by-hand into origin\/main \(merge commit, [0-9a-f]{7}\)$/m);
     expect(merged.stdout).toContain(`task ${task.id}: reviewing → done`);
@@ -74,7 +74,7 @@ describe('orange task merge', () => {
     const subject = await pushedBranch('feature/too-early');
     const task = await box.createTask(['feature/too-early', 'not reviewed yet']);
     const before = await box.git(box.origin, 'rev-parse', 'main');
-    const refused = await box.jsonError(['task', 'merge', task.id]);
+    const refused = await box.jsonError(['task', 'merge', task.id, '--yes']);
     expect(refused).toMatchObject({ code: 'E_ILLEGAL_TRANSITION', exit: 1 });
     expect(refused.error).toBe(`pending → done refused: task ${task.id} cannot be merged from pending (merge a task once its review passed)`);
     expect(await box.git(box.origin, 'rev-parse', 'main')).toBe(before);
@@ -84,7 +84,7 @@ describe('orange task merge', () => {
     expect((await box.task(task.id)).meta.status).toBe('pending');
     expect((await box.history(task.id)).map((e) => e.type)).toEqual(['task.created']);
     // --force does not reach a task that never started: the workflow has no forced move from pending.
-    const forced = await box.jsonError(['task', 'merge', task.id, '--force']);
+    const forced = await box.jsonError(['task', 'merge', task.id, '--yes', '--force']);
     expect(forced).toMatchObject({ code: 'E_ILLEGAL_TRANSITION', exit: 1 });
     expect(await box.git(box.origin, 'rev-parse', 'main')).toBe(before);
   });
@@ -95,13 +95,13 @@ describe('orange task merge', () => {
     await box.toWorking(task);
     const subject = await box.commit(workspace, 'hurry.md', 'the urgent fix');
     const before = await box.git(box.origin, 'rev-parse', 'main');
-    const refused = await box.jsonError(['task', 'merge', task.id]);
+    const refused = await box.jsonError(['task', 'merge', task.id, '--yes']);
     expect(refused.error).toBe(
       `working → done refused: task ${task.id} cannot be merged from working (merge a task once its review passed, or force it: orange task merge ${task.id} --force)`,
     );
     expect(await box.git(box.origin, 'rev-parse', 'main')).toBe(before);
 
-    const merged = await box.orange(['task', 'merge', task.id, '--force', '--strategy', 'merge']);
+    const merged = await box.orange(['task', 'merge', task.id, '--yes', '--force', '--strategy', 'merge']);
     expect(merged).toMatchObject({ code: 0, stderr: '' });
     expect(merged.stdout).toContain(`task ${task.id}: working → done`);
     expect(await originLog()).toContain(subject);
@@ -118,12 +118,12 @@ describe('orange task merge on a finished task', () => {
     await pushedBranch('feature/merged-twice');
     const task = await box.createTask(['feature/merged-twice', 'merge me twice', '--status', 'reviewing']);
     // A merge commit: earlier tests moved origin/main on, past the local main this branch grew from.
-    await box.json(['task', 'merge', task.id, '--strategy', 'merge']);
-    const again = await box.jsonError(['task', 'merge', task.id]);
+    await box.json(['task', 'merge', task.id, '--yes', '--strategy', 'merge']);
+    const again = await box.jsonError(['task', 'merge', task.id, '--yes']);
     expect(again).toMatchObject({ code: 'E_NOT_ALLOWED', exit: 1, error: `task ${task.id} is already done (merged); there is nothing left to merge` });
     const cancelled = await box.createTask(['feature/given-up', 'given up']);
     await box.json(['task', 'cancel', cancelled.id, '--yes']);
-    const refused = await box.jsonError(['task', 'merge', cancelled.id]);
+    const refused = await box.jsonError(['task', 'merge', cancelled.id, '--yes']);
     expect(refused.error).toBe(`task ${cancelled.id} is already cancelled; there is nothing left to merge`);
   });
 });
@@ -192,10 +192,10 @@ describe('a config without an scm plugin', () => {
 
   it('merge fails naming the missing scm slot', async () => {
     const task = await bare.createTask(['feature/bare', 'nothing to merge with', '--status', 'reviewing']);
-    const human = await bare.orange(['task', 'merge', task.id]);
+    const human = await bare.orange(['task', 'merge', task.id, '--yes']);
     expect(human.code).toBe(1);
     expect(human.stderr).toBe('orange: no plugin provides the scm slot (check the plugins in your orange config)');
-    const json = await bare.jsonError(['task', 'merge', task.id]);
+    const json = await bare.jsonError(['task', 'merge', task.id, '--yes']);
     expect(json).toMatchObject({ code: 'E_NO_PROVIDER', exit: 1 });
     expect((await bare.task(task.id)).meta.status).toBe('reviewing');
   });

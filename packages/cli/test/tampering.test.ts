@@ -39,7 +39,7 @@ describe('a hand-edited branch', () => {
     const task = await box.createTask(['feat/y', 'review feat/y', '--status', 'reviewing']);
     await editLine(task.id, 'branch', 'release');
 
-    const refused = await box.jsonError(['task', 'merge', task.id]);
+    const refused = await box.jsonError(['task', 'merge', task.id, '--yes']);
     expect(refused).toMatchObject({ code: 'E_TAMPERED', exit: 1 });
     expect(refused.error).toContain('branch "release" (of record: "feat/y")');
     expect(await box.git(box.origin, 'branch', '--list', 'release')).toContain('release');
@@ -58,7 +58,7 @@ describe('a hand-edited branch', () => {
   it('with branch: main, never reaches git', async () => {
     const task = await box.createTask(['feat/z', 'review feat/z', '--status', 'reviewing']);
     await editLine(task.id, 'branch', 'main');
-    expect((await box.jsonError(['task', 'merge', task.id])).code).toBe('E_TAMPERED');
+    expect((await box.jsonError(['task', 'merge', task.id, '--yes'])).code).toBe('E_TAMPERED');
     expect(await box.git(box.origin, 'rev-parse', '--verify', 'main')).toMatch(/^[0-9a-f]{40}$/);
   });
 });
@@ -83,7 +83,7 @@ describe('a hand-edited id', () => {
     expect(listed.tasks.filter((t) => t.id === a.id)).toHaveLength(1);
 
     await box.json(['task', 'repair', a.id]);
-    await box.json(['task', 'update', a.id, '--status', 'cancelled']);
+    await box.json(['task', 'cancel', a.id, '--yes']);
     expect((await box.task(b.id)).meta.status).toBe('pending');
   });
 });

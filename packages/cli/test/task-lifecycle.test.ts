@@ -215,7 +215,7 @@ describe('a status edited by hand', () => {
     const refused = await box.jsonError(['task', 'update', task.id, '--status', 'cancelled']);
     expect(refused).toMatchObject({ code: 'E_TAMPERED', exit: 1 });
     expect(refused.error).toBe(`task ${task.id}: TASK.md was edited by hand: status "reviewing" (of record: "pending"); run: orange task repair ${task.id}`);
-    const merge = await box.jsonError(['task', 'merge', task.id]);
+    const merge = await box.jsonError(['task', 'merge', task.id, '--yes']);
     expect(merge.code).toBe('E_TAMPERED');
     const shown = await box.json<{ tampered: unknown }>(['task', 'show', task.id]);
     expect(shown.tampered).toEqual({ fields: [{ field: 'status', expected: 'pending', found: 'reviewing' }], file: 'reviewing', ledger: 'pending' });
@@ -226,7 +226,7 @@ describe('a status edited by hand', () => {
     expect((await box.history(task.id)).at(-1)).toMatchObject({ type: 'status.repaired', from: 'reviewing', to: 'pending' });
     const again = await box.orange(['task', 'repair', task.id]);
     expect(again.stdout.trim()).toBe(`task ${task.id}: TASK.md agrees with the record; nothing to repair`);
-    await box.json(['task', 'update', task.id, '--status', 'cancelled']);
+    await box.json(['task', 'cancel', task.id, '--yes']);
   });
 });
 

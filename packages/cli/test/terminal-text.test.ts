@@ -216,7 +216,7 @@ function hostileActionConfig(message: string): string {
     '  workflow: {',
     "    name: 'hostile', initial: 'pending', start: 'reviewing',",
     '    states: { pending: {}, reviewing: {}, done: { terminal: true }, cancelled: { terminal: true } },',
-    "    transitions: [{ from: 'pending', to: 'reviewing', hooks: ['hostile'] }, { from: 'reviewing', to: 'done' }, { from: 'pending', to: 'cancelled' }],",
+    "    transitions: [{ from: 'pending', to: 'reviewing', by: ['agent', 'person', 'orange'], hooks: ['hostile'] }, { from: 'reviewing', to: 'done', by: ['agent', 'person', 'orange'] }, { from: 'pending', to: 'cancelled', by: ['agent', 'person', 'orange'] }],",
     "    exit: { pending: { otherwise: 'mark' }, reviewing: { otherwise: 'mark' } },",
     '    create: { pending: {}, reviewing: {} },',
     '    prompts: {},',

@@ -4,7 +4,7 @@ import { format } from 'node:util';
 import { Command } from '@oclif/core/command';
 import * as Errors from '@oclif/core/errors';
 import * as Flags from '@oclif/core/flags';
-import { blockText, isOrangeError, terminalJson, type NotificationDelivery, type Orange } from '@orange/core';
+import { blockText, callerOf, checkAgentWrite, identityClaim, isOrangeError, OrangeError, terminalJson, type Caller, type NotificationDelivery, type Orange } from '@orange/core';
 import { EXIT_REFUSED, EXIT_USAGE, writeError } from './error-output.js';
 
 /**
@@ -33,10 +33,55 @@ export abstract class OrangeCommand extends Command {
     return (end === -1 ? this.argv : this.argv.slice(0, end)).includes('--json');
   }
 
-  /** The Orange instance for this invocation (config, plugins, stores, engine). */
+  /**
+   * Who may run the command. `person` (the default): a person's command, refused to an agent (a
+   * call carrying a spawned agent's identity). `agent`: the agents' own commands (their task's
+   * requests and sections, an exit report); an agent may write only its own task with them.
+   * `reader`: reads only (or delivers notifications), whoever calls.
+   */
+  static audience: 'person' | 'agent' | 'reader' = 'person';
+
+  private who: Promise<Caller> | undefined;
+
+  /**
+   * The Orange instance for this invocation (config, plugins, stores, engine). A person's command
+   * called by an agent is refused here, before anything is read or written.
+   */
   protected orange(): Promise<Orange> {
-    this.instance ??= this.configDir().then((dir) => this.orangeFor(dir));
+    this.instance ??= this.configDir()
+      .then((dir) => this.orangeFor(dir))
+      .then(async (orange) => {
+        const audience = (this.constructor as typeof OrangeCommand).audience;
+        // Reading is anyone's: a process with part of an agent's identity (a pipeline's headless run) reads too.
+        if (audience === 'reader') return orange;
+        const caller = await this.caller(orange);
+        if (caller.kind === 'agent' && audience === 'person') {
+          throw new OrangeError('E_FORBIDDEN', `orange ${this.commandName} is a person's command, not an agent's; an agent asks for its next status with: orange task update --status <status>`);
+        }
+        return orange;
+      });
     return this.instance;
+  }
+
+  /** Who makes this call: a person, or the spawned agent whose identity (checked against Orange's record) its environment carries. */
+  protected caller(orange: Orange): Promise<Caller> {
+    this.who ??= callerOf(process.env, orange.store);
+    return this.who;
+  }
+
+  /**
+   * Refuses an agent's write to another task than its own (or from a spawn that is no longer its
+   * task's agent); returns who the write is from, for the move's authority.
+   */
+  protected async writer(orange: Orange, task: { readonly project: string; readonly id: string }, what: string, options: { readonly current?: boolean } = {}): Promise<Caller> {
+    const caller = await this.caller(orange);
+    checkAgentWrite(caller, task, what, options);
+    return caller;
+  }
+
+  /** The command as typed: `task merge`. */
+  protected get commandName(): string {
+    return (this.id ?? '').replace(/:/g, ' ');
   }
 
   /** Where the config search starts: the working directory, unless a command knows its project better. */
@@ -114,7 +159,20 @@ export abstract class OrangeCommand extends Command {
     console.log(terminalJson(data, pretty ? 2 : undefined));
   }
 
+  /**
+   * A person's command run by an agent is refused before its arguments are parsed: the refusal,
+   * not a missing argument, is what the agent needs to read.
+   */
+  override async init(): Promise<void> {
+    await super.init();
+    const audience = (this.constructor as typeof OrangeCommand).audience;
+    if (audience === 'person' && identityClaim(process.env) !== null) await this.orange();
+  }
+
   override async catch(error: Error & { exitCode?: number }): Promise<void> {
+    // The answer is this error: oclif's development-time warning about a command that never parsed
+    // its arguments (NODE_ENV=test, as an agent's environment may say) would only add noise to it.
+    this.parsed = true;
     if (error instanceof Errors.ExitError) throw error;
     const { message, code, exit } = describe(error);
     if (process.env.ORANGE_DEBUG === '1' && error.stack) process.stderr.write(`${error.stack}\n`);

@@ -5,6 +5,7 @@ import { transitionJson, transitionLines } from './transition-report.js';
 
 /** A command that asks for one fixed status (`complete`, `stuck`), for the task given or inferred. */
 export abstract class StatusRequest extends OrangeCommand {
+  static override audience = 'agent' as const;
   static override args = { id: taskIdArg };
   static override flags = { project: projectFlag };
   protected abstract readonly target: string;
@@ -15,7 +16,10 @@ export abstract class StatusRequest extends OrangeCommand {
     const { args, flags } = await this.parse(StatusRequest);
     const orange = await this.orange();
     const task = await resolveTask(orange, args.id as string | undefined, flags.project as string | undefined);
-    const result = await orange.engine.transition({ project: task.meta.project, id: task.meta.id }, this.target, { cause: 'request' });
+    const ref = { project: task.meta.project, id: task.meta.id };
+    await this.writer(orange, ref, 'asks for the status of');
+    // The agents' command: it takes only the moves the workflow gives to agents, whoever runs it.
+    const result = await orange.engine.transition(ref, this.target, { cause: 'request', actor: 'agent' });
     this.emit(transitionJson(result), () => {
       for (const line of transitionLines(result)) this.log(line);
     });

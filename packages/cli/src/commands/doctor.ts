@@ -4,6 +4,7 @@ import { OrangeCommand } from '../command/base-command.js';
 import { EXIT_REFUSED, writeError } from '../command/error-output.js';
 
 export default class Doctor extends OrangeCommand {
+  static override audience = 'reader' as const;
   static override summary = 'Show what the config loads, from which file, and every problem (exit 1 if any).';
   static override description = [
     'Lists every plugin, gate, action, harness (installed or not, with its version) and workflow with',

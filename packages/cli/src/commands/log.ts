@@ -4,6 +4,7 @@ import { OrangeCommand } from '../command/base-command.js';
 import { readLog, formatRecord } from '../output/log-reader.js';
 
 export default class Log extends OrangeCommand {
+  static override audience = 'reader' as const;
   static override summary = "Show Orange's log ($ORANGE_HOME/orange.log), newest last.";
   static override examples = [
     '<%= config.bin %> log',

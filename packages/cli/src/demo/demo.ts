@@ -256,7 +256,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
           const attempt = (mergeAttempts.get(id) ?? 0) + 1;
           mergeAttempts.set(id, attempt);
           print(`${elapsed()}  task ${task.label}  the human reviews the branch and merges it${attempt > 1 ? ` (attempt ${attempt})` : ''}`);
-          const merged = await orange(['task', 'merge', id, '--strategy', 'merge']);
+          const merged = await orange(['task', 'merge', id, '--yes', '--strategy', 'merge']);
           // A refused merge is tried again on a later round, as a person would, a few times at most.
           if (merged.exitCode === 0 || attempt >= MERGE_ATTEMPTS) merging.add(id);
           if (merged.exitCode !== 0) print(`${elapsed()}  task ${task.label}  merge failed: ${String(merged.stderr).trim()}`);

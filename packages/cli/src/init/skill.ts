@@ -21,6 +21,12 @@ Read the refusal, fix what it names, and ask again.
 Inside a task's worktree the task id is inferred: \`orange task update --status working\`.
 Add \`--json\` to any command for machine-readable output (errors too).
 
+Agents ask, people decide. As a task's agent (Orange started you; your environment says so) you
+may read any task but write only your own, and take only the agents' moves: \`done\` and
+\`cancelled\` are a person's (\`orange task merge\`, \`orange task cancel\`), and so are \`merge\`,
+\`cancel\`, \`delete\`, \`create\` and the \`project\` commands. Asking for them is refused with the
+command the person uses: your work is finished when you hand it to review.
+
 ## TASK.md
 
 - The frontmatter (between \`---\` lines) belongs to Orange. Never edit \`status\` by hand: a

@@ -25,6 +25,7 @@ import TaskCreate from '../commands/task/create.js';
 import TaskDelete from '../commands/task/delete.js';
 import TaskList from '../commands/task/list.js';
 import TaskMerge from '../commands/task/merge.js';
+import TaskMove from '../commands/task/move.js';
 import TaskOutput from '../commands/task/output.js';
 import TaskRepair from '../commands/task/repair.js';
 import TaskRequestChanges from '../commands/task/request-changes.js';
@@ -66,6 +67,7 @@ export const COMMANDS = {
   'task:delete': TaskDelete,
   'task:list': TaskList,
   'task:merge': TaskMerge,
+  'task:move': TaskMove,
   'task:output': TaskOutput,
   'task:repair': TaskRepair,
   'task:request-changes': TaskRequestChanges,

@@ -3,6 +3,7 @@ import { inlineText, OrangePaths, ProjectStore } from '@orange/core';
 import { OrangeCommand } from '../../command/base-command.js';
 
 export default class AgentExited extends OrangeCommand {
+  static override audience = 'agent' as const;
   static override hidden = true;
   static override summary = "Report that an agent's process ended (called by the runtime's agent wrapper).";
   static override flags = {
@@ -26,6 +27,8 @@ export default class AgentExited extends OrangeCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(AgentExited);
     const orange = await this.orange();
+    // An agent's own exit report comes with its identity: it may report only its own task.
+    await this.writer(orange, { project: flags.project, id: flags.task }, 'reports the exit of', { current: false });
     orange.log.debug('agent exit reported', { task: flags.task, role: flags.role, spawn: flags.spawn, code: flags.code });
     const outcome = await orange.engine.agentExited({ project: flags.project, id: flags.task }, flags.role as 'worker' | 'reviewer', flags.spawn ?? null, 'exit');
     this.emit({ task: outcome.task.meta, decision: outcome.decision }, () => this.log(inlineText(`${outcome.decision.kind}: ${outcome.decision.reason}`)));

@@ -2,6 +2,7 @@ import { OrangePaths, OutboxDeliverer } from '@orange/core';
 import { OrangeCommand } from '../../command/base-command.js';
 
 export default class NotificationsDeliver extends OrangeCommand {
+  static override audience = 'reader' as const;
   static override hidden = true;
   static override summary = 'Deliver the notifications waiting in $ORANGE_HOME/outbox, then exit (started by the CLI itself; see docs/notifications.md).';
 

@@ -5,6 +5,7 @@ import { projectFlag } from '../../command/flags.js';
 import { resolveTask } from '../../command/locate.js';
 
 export default class PipelineRun extends OrangeCommand {
+  static override audience = 'agent' as const;
   static override summary = "Drive a pipeline task until it waits, stops or ends (started by Orange in the task's tmux session).";
   static override description = 'Runs the classifier, the phases and the checks headless, asking for every transition. Use `orange task resume` to restart a driver that died.';
   static override hidden = true;
@@ -16,6 +17,8 @@ export default class PipelineRun extends OrangeCommand {
     const { flags } = await this.parse(PipelineRun);
     const orange = await this.orange();
     const task = await resolveTask(orange, flags.task, flags.project);
+    // The driver runs as its task's agent (its worker spawn): it drives only that task.
+    await this.writer(orange, { project: task.meta.project, id: task.meta.id }, 'drives');
     const { runPipeline } = await import('@orange/plugin-pipeline');
     const after = await runPipeline(orange, { project: task.meta.project, id: task.meta.id }).catch((error: unknown) => {
       // Nobody reads the driver's terminal: the reason it stopped goes to orange.log too.

@@ -2,6 +2,7 @@ import { OrangeCommand } from '../../command/base-command.js';
 import { table } from '../../output/render.js';
 
 export default class ProjectList extends OrangeCommand {
+  static override audience = 'reader' as const;
   static override summary = 'List registered projects.';
   static override examples = ['<%= config.bin %> project list', '<%= config.bin %> project list --json'];
 

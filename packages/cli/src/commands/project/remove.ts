@@ -12,9 +12,9 @@ export default class ProjectRemove extends OrangeCommand {
     const { args } = await this.parse(ProjectRemove);
     const orange = await this.orange();
     const project = await orange.projects.get(args.name);
-    const workflow = await orange.workflowForProject(project.name);
     const { tasks } = await orange.store.list(project.name);
-    const open = tasks.filter((t) => !workflow.isTerminal(t.meta.status));
+    const finished = await Promise.all(tasks.map(async (t) => (await orange.workflowFor(t.meta)).isTerminal(t.meta.status)));
+    const open = tasks.filter((_, i) => !finished[i]);
     if (open.length > 0) {
       throw new OrangeError('E_NOT_ALLOWED', `project ${project.name} has ${open.length} unfinished task${open.length > 1 ? 's' : ''} (${open.map((t) => t.meta.id).slice(0, 3).join(', ')}${open.length > 3 ? ', …' : ''}); cancel them first`);
     }

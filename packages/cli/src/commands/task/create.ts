@@ -20,6 +20,7 @@ export default class TaskCreate extends OrangeCommand {
     '<%= config.bin %> task create feature/x "Review my branch" --status reviewing',
     '<%= config.bin %> task create fix/login --issue 123',
     '<%= config.bin %> task create fix/dates "Fix date parsing" --budget 2.50',
+    '<%= config.bin %> task create fix/dates "Fix date parsing" --workflow pipeline',
   ];
   static override args = {
     branch: Args.string({ ignoreStdin: true, description: 'Git branch for the task (default: orange-tasks/<id>).' }),
@@ -34,6 +35,7 @@ export default class TaskCreate extends OrangeCommand {
     'review-harness': Flags.string({ description: 'Harness for the reviewer.' }),
     effort: Flags.string({ description: 'Effort level passed to the worker harness.' }),
     'review-effort': Flags.string({ description: 'Effort level passed to the reviewer harness.' }),
+    workflow: Flags.string({ char: 'w', description: "The workflow the task runs for life (default: the project's, then the config's): default, classic, pipeline or one of your own." }),
     budget: Flags.string({ description: 'Budget of a pipeline task, in USD (default: the pipeline plugin\'s budgetUsd).' }),
     issue: Flags.string({
       description: "Create the task from a tracker issue (123, #123 or its URL): its title is the summary, its body the ## Context, and the pull request closes it.",
@@ -62,7 +64,9 @@ export default class TaskCreate extends OrangeCommand {
       context = [found.body.trim(), context?.trim() ?? ''].filter((part) => part !== '').join('\n\n') || undefined;
     }
     const result = await orange.engine.createTask({
+      actor: 'person',
       project: project.name,
+      ...(flags.workflow !== undefined ? { workflow: flags.workflow } : {}),
       branch,
       summary,
       status: flags.status,

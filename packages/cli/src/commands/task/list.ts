@@ -22,6 +22,7 @@ interface Attention {
 }
 
 export default class TaskList extends OrangeCommand {
+  static override audience = 'reader' as const;
   static override summary = 'List tasks: active first, then by most recent update.';
   static override description = 'Inside a registered repository only its tasks are listed; elsewhere, or with --all, every project\'s.';
   static override examples = ['<%= config.bin %> task list', '<%= config.bin %> task list --status working --status agent-review', '<%= config.bin %> task list --all --json'];
@@ -39,12 +40,14 @@ export default class TaskList extends OrangeCommand {
     const wanted = new Set((flags.status ?? []).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean));
     // The promise is kept, not the result: the rows below ask for every task at once, and each
     // lookup reads projects.json.
-    // One workflow lookup per project, not per task (10,000 rows asked at once read projects.json 10,000 times).
+    // One workflow lookup per workflow (each task runs its own; older ones their project's), not per
+    // task: 10,000 rows asked at once would read projects.json 10,000 times.
     const listed = tasks.filter((t) => wanted.size === 0 || wanted.has(t.meta.status));
     const workflows = new Map<string, Workflow>();
-    for (const project of new Set(listed.map((t) => t.meta.project))) workflows.set(project, await orange.workflowForProject(project));
+    const keyOf = (meta: { workflow?: string | null; project: string }) => (meta.workflow ? `w:${meta.workflow}` : `p:${meta.project}`);
+    for (const task of listed) if (!workflows.has(keyOf(task.meta))) workflows.set(keyOf(task.meta), await orange.workflowFor(task.meta));
     const rows = listed.map((task) => {
-      const workflow = workflows.get(task.meta.project)!;
+      const workflow = workflows.get(keyOf(task.meta))!;
       return { task, workflow, terminal: workflow.isTerminal(task.meta.status) };
     });
     // updated_at is ISO 8601 UTC, so code-unit order is time order (localeCompare costs ~2× as much).

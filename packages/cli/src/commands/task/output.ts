@@ -7,6 +7,7 @@ import { readTranscript } from '../../output/transcript-follow.js';
 import { TranscriptText } from '../../output/transcript-text.js';
 
 export default class TaskOutput extends OrangeCommand {
+  static override audience = 'reader' as const;
   static override summary = "Print an agent's terminal output (its transcript); --follow keeps printing while it runs.";
   static override description = [
     "By default the latest spawn's transcript (of --role, if given). Escape sequences are removed so",

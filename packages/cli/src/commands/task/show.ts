@@ -5,6 +5,7 @@ import { resolveTaskRef } from '../../command/locate.js';
 import { historyLine } from '../../output/render.js';
 
 export default class TaskShow extends OrangeCommand {
+  static override audience = 'reader' as const;
   static override summary = 'Show a task: frontmatter, TASK.md body and history.';
   static override examples = ['<%= config.bin %> task show V1StGXR8Z5jdHi6BmyT4a', '<%= config.bin %> task show --json   # inside a worktree'];
   static override args = { id: taskIdArg };

@@ -13,7 +13,7 @@ export default class TaskSpawn extends OrangeCommand {
     const { args, flags } = await this.parse(TaskSpawn);
     const orange = await this.orange();
     const task = await resolveTask(orange, args.id, flags.project);
-    const result = await orange.engine.spawn({ project: task.meta.project, id: task.meta.id });
+    const result = await orange.engine.spawn({ project: task.meta.project, id: task.meta.id }, { actor: 'person' });
     const failure = actionFailure(result.failures, `task ${result.task.meta.id} is ${result.task.meta.status}`);
     this.emit({ ...transitionJson(result), ...failure }, () => {
       for (const line of failure ? transitionLines({ ...result, failedHooks: [] }) : transitionLines(result)) this.log(line);

@@ -9,6 +9,7 @@ import { transitionJson, transitionLines } from '../../command/transition-report
 const CURRENT_BRANCH = ':current';
 
 export default class TaskUpdate extends OrangeCommand {
+  static override audience = 'agent' as const;
   static override summary = 'Change a task: request a status, set its summary, rename its branch.';
   static override description = [
     'A status change goes through the workflow: the transition must be in the map, its guard must',
@@ -42,7 +43,9 @@ export default class TaskUpdate extends OrangeCommand {
     const ref = { project: task.meta.project, id: task.meta.id };
     // One critical section: a refused status changes nothing, not the summary or branch either.
     const branch = flags.branch === undefined ? undefined : flags.branch === CURRENT_BRANCH ? null : flags.branch;
-    const outcome = await orange.engine.request(ref, { status: flags.status, summary: flags.summary, branch, cause: 'request' });
+    await this.writer(orange, ref, 'updates');
+    // The agents' command: a status change takes only the moves the workflow gives to agents, whoever runs it.
+    const outcome = await orange.engine.request(ref, { status: flags.status, summary: flags.summary, branch, cause: 'request', actor: 'agent' });
     const result = outcome.transition;
     const edited = [...outcome.edited];
     const current = outcome.task;

@@ -5,6 +5,7 @@ import { inferProject } from '../../command/locate.js';
 import { table } from '../../output/render.js';
 
 export default class WorkspaceList extends OrangeCommand {
+  static override audience = 'reader' as const;
   static override summary = 'List the worktrees of the pool and the task holding each.';
   static override examples = ['<%= config.bin %> workspace list', '<%= config.bin %> workspace list --all --json'];
   static override flags = {

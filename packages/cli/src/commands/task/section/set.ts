@@ -8,6 +8,7 @@ import { resolveTaskRef } from '../../../command/locate.js';
 import { readStdin } from '../../../command/stdin.js';
 
 export default class TaskSectionSet extends OrangeCommand {
+  static override audience = 'agent' as const;
   static override summary = "Replace one ## section of a task's TASK.md (Plan, Handoff, Review, …) under the task lock.";
   static override description = [
     'The text comes from --text, from --file, or from standard input with "-" (or --file -). The section is',
@@ -41,6 +42,7 @@ export default class TaskSectionSet extends OrangeCommand {
     const content = flags.text ?? (flags.file !== undefined && flags.file !== '-' ? await readText(flags.file) : await readStdin());
     const orange = await this.orange();
     const ref = await resolveTaskRef(orange, flags.task, flags.project);
+    await this.writer(orange, ref, 'writes the sections of');
     const task = await orange.engine.writeSection(ref, args.name, content);
     this.emit({ task: task.meta, section: args.name }, () => this.log(`task ${ref.id}: ## ${args.name} written`));
   }
