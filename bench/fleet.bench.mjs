@@ -72,7 +72,7 @@ async function fleet(tasks, pool) {
         statuses.set(row.id, row.status);
       }
       done = rows.filter((r) => r.status === 'done').length;
-      for (const row of rows.filter((r) => r.status === 'reviewing')) await orange(['task', 'merge', row.id, '--strategy', 'merge']);
+      for (const row of rows.filter((r) => r.status === 'reviewing')) await orange(['task', 'merge', row.id, '--yes', '--strategy', 'merge']);
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
     const seconds = (Date.now() - started) / 1000;

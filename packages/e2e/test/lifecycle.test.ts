@@ -37,7 +37,7 @@ describe('task lifecycles with real tmux, worktrees and scripted agents', () => 
     // A human pushed the branch for others to see; done must delete it again.
     const workspace = reviewing.meta.workspace as string;
     await box.git(workspace, 'push', '-q', 'origin', first.meta.branch);
-    const merged = await box.orange(['task', 'merge', id]);
+    const merged = await box.orange(['task', 'merge', id, '--yes']);
     expect(merged.stderr).toBe('');
     expect(merged.code).toBe(0);
 
@@ -94,7 +94,7 @@ describe('task lifecycles with real tmux, worktrees and scripted agents', () => 
     expect((await box.task(second)).meta.status).toBe('pending');
     await box.waitForStatus(first, 'reviewing', 60_000);
     expect((await box.task(second)).meta.status).toBe('pending');
-    const merged = await box.orange(['task', 'merge', first]);
+    const merged = await box.orange(['task', 'merge', first, '--yes']);
     expect(merged.stderr).toBe('');
     await box.waitForStatus(second, ['planning', 'working', 'agent-review', 'reviewing'], 30_000);
   });

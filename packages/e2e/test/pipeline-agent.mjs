@@ -2,7 +2,7 @@
 // A scripted headless agent for pipeline tests: `pipeline-agent.mjs <phase> <model> <prompt>`. What it does
 // for the n-th run of a phase is the n-th entry of that phase in the plan ($PIPELINE_PLAN, JSON):
 // { "classify": [{ "intent": "bugfix", "confidence": 0.9, "cost": 0.01 }], "fix": [{ "ok": false }, "hang", { "ok": true }] }
-// (a missing entry means { ok: true }). Every run is logged to $PIPELINE_CALLS with its model and
+// (a missing entry means { ok: true }; `write: FILE` writes a file, `commit: FILE` writes and commits it). Every run is logged to $PIPELINE_CALLS with its model and
 // prompt, after asking the real CLI for the task (so the run proves it can). Results go to
 // $ORANGE_RESULT_FILE, the command harness's documented result file.
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -25,7 +25,13 @@ if (entry === 'hang') {
   // Killed by the test (cancel, SIGKILL); never finishes on its own.
   setInterval(() => undefined, 1000);
 } else {
-  const { ok = true, cost = 0.01, write, ...data } = entry;
+  const { ok = true, cost = 0.01, write, commit, ...data } = entry;
   if (write) writeFileSync(write, 'fixed\n');
+  // A run that commits its work, as a real agent does: the branch then holds something to merge.
+  if (commit) {
+    writeFileSync(commit, 'fixed\n');
+    execFileSync('git', ['add', commit]);
+    execFileSync('git', ['commit', '-q', '-m', `${phase} for task ${process.env.ORANGE_TASK_ID}`]);
+  }
   writeFileSync(process.env.ORANGE_RESULT_FILE, JSON.stringify({ ok, cost_usd: cost, output: ok ? `${phase} done` : `${phase} failed on ${model}`, ...data }));
 }

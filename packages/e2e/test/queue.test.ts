@@ -66,7 +66,7 @@ async function mergeUntilDone(b: Sandbox, ids: readonly string[], deadlineMs: nu
     if (ids.every((id) => statuses.get(id) === 'done')) break;
     for (const id of ids) {
       if (statuses.get(id) !== 'reviewing') continue;
-      const merged = await b.orange(['task', 'merge', id, '--strategy', 'merge']);
+      const merged = await b.orange(['task', 'merge', id, '--yes', '--strategy', 'merge']);
       if (merged.code !== 0) console.warn(`merge ${id}: ${merged.stderr.trim()}`);
     }
     await new Promise((r) => setTimeout(r, 200));
@@ -112,7 +112,7 @@ describe('clean-ups that meet the next task', () => {
     const pass = execa(process.execPath, [CLI, 'monitor', '--once', '--json'], { cwd: b.repo, env: b.env, extendEnv: false, reject: false });
     await b.waitFor('the pass to reach the tasks', async () => existsSync(join(holds, 'held-demo')), 30_000);
     // …while the merge frees the worktree and spawn_next gives it to the queued task, whose agent starts.
-    const merged = await b.orange(['task', 'merge', first, '--strategy', 'merge']);
+    const merged = await b.orange(['task', 'merge', first, '--yes', '--strategy', 'merge']);
     expect(merged.code, merged.stderr).toBe(0);
     const started = await b.waitForStatus(next, ['planning', 'working']);
     expect(started.meta.workspace).toBe(worktree);
@@ -149,7 +149,7 @@ describe('clean-ups that meet the next task', () => {
 
     const second = await b.createTask(['server/second', 'the second task'], 'agent.pace: 1500\n');
     await b.waitFor("the second task's agent to run", async () => (await b.windows()).includes(`demo/${second}:worker`));
-    const merged = await b.orange(['task', 'merge', first, '--strategy', 'merge']);
+    const merged = await b.orange(['task', 'merge', first, '--yes', '--strategy', 'merge']);
     expect(merged.code, merged.stderr).toBe(0);
     expect(Number((await b.tmux('display-message', '-p', '#{pid}')).stdout.trim())).toBe(server);
     expect((await b.windows()).includes(`demo/${second}:worker`)).toBe(true);
