@@ -4,7 +4,8 @@ import { CliSandbox } from './cli-sandbox.js';
 
 let box: CliSandbox;
 beforeAll(async () => {
-  box = await CliSandbox.create({ poolSize: 8 });
+  // Every test keeps the tasks it started: enough worktrees for all of them.
+  box = await CliSandbox.create({ poolSize: 16 });
 });
 afterAll(async () => box?.cleanup());
 
@@ -68,8 +69,10 @@ describe("an agent's calls", () => {
     const env = await agentEnv(task);
     const forged = await box.jsonError(['task', 'update', '--summary', 'x'], { env: { ...env, ORANGE_AGENT_SECRET: 'not-the-secret' } });
     expect(forged).toMatchObject({ code: 'E_FORBIDDEN', error: `this call's agent identity (task ${task.id}, spawn ${env.ORANGE_SPAWN_ID}) is not one Orange gave; nothing was changed` });
-    const partial = await box.jsonError(['task', 'show', task.id], { env: { ORANGE_SPAWN_ID: env.ORANGE_SPAWN_ID as string } });
+    // Part of an identity writes nothing; reading stays anyone's (a pipeline's headless run reads so).
+    const partial = await box.jsonError(['task', 'update', task.id, '--summary', 'x'], { env: { ORANGE_SPAWN_ID: env.ORANGE_SPAWN_ID as string } });
     expect(partial.code).toBe('E_FORBIDDEN');
+    expect((await box.json<{ task: TaskMeta }>(['task', 'show', task.id], { env: { ORANGE_SPAWN_ID: env.ORANGE_SPAWN_ID as string } })).task.id).toBe(task.id);
     // A respawn replaces the spawn: the old one's identity can no longer write.
     const respawned = await box.json(['task', 'cancel', task.id, '--yes']);
     expect(respawned).toMatchObject({ to: 'cancelled' });
