@@ -55,15 +55,15 @@ async function deliverers(cwd: string): Promise<number[]> {
 }
 
 describe('notification delivery from one-shot CLI calls', () => {
-  it('task update exits at once while the webhook never answers, and the post still arrives', async () => {
+  it('task cancel exits at once while the webhook never answers, and the post still arrives', async () => {
     box = await boxWithWebhook(['hang']);
     const id = await pendingTask(box, 'fix/quick');
     const started = performance.now();
-    const update = await box.orange(['task', 'update', id, '--status', 'cancelled']);
+    const update = await box.orange(['task', 'cancel', id, '--yes']);
     const elapsed = performance.now() - started;
     expect(update.code, update.stderr).toBe(0);
     // Waiting for delivery would take the webhook's whole time limit; a loaded 2-core machine needs a few seconds for any call.
-    expect(elapsed, `task update took ${Math.round(elapsed)} ms`).toBeLessThan(WEBHOOK_TIMEOUT_MS / 2);
+    expect(elapsed, `task cancel took ${Math.round(elapsed)} ms`).toBeLessThan(WEBHOOK_TIMEOUT_MS / 2);
     const [post] = await within(30_000, 'the webhook post', hook!.received(1));
     expect(JSON.parse(post?.body ?? '{}')).toMatchObject({ event: 'status.changed', priority: 'info', from: 'pending', to: 'cancelled', task: { id } });
     // Delivered after the call ended: the deliverer, not the CLI, is the one holding the post open.
@@ -79,7 +79,7 @@ describe('notification delivery from one-shot CLI calls', () => {
   it('an entry left by a killed deliverer is delivered by the next monitor pass', async () => {
     box = await boxWithWebhook(['hang', 200]);
     const id = await pendingTask(box, 'fix/killed');
-    expect((await box.orange(['task', 'update', id, '--status', 'cancelled'])).code).toBe(0);
+    expect((await box.orange(['task', 'cancel', id, '--yes'])).code).toBe(0);
     const [first] = await within(30_000, 'the first post', hook!.received(1));
     const [pid] = await deliverers(box.repo);
     expect(pid, 'the deliverer holding the post').toBeDefined();
