@@ -27,8 +27,10 @@ if (phase === 'classify') {
   const outcomes = (directive(phase) ?? '').split(',').map((s) => s.trim()).filter(Boolean);
   const ok = (outcomes[before] ?? 'ok') !== 'fail';
   if (ok) {
-    appendFileSync('PIPELINE.md', `- ${phase} (${model || 'default model'})\n`);
-    execFileSync('git', ['add', 'PIPELINE.md']);
+    // One file per task: the demo's person merges every task into main, one after another.
+    const notes = `PIPELINE-${process.env.ORANGE_TASK_ID ?? 'task'}.md`;
+    appendFileSync(notes, `- ${phase} (${model || 'default model'})\n`);
+    execFileSync('git', ['add', notes]);
     execFileSync('git', ['commit', '-q', '-m', `${phase} on ${model || 'default model'}`]);
   }
   writeFileSync(resultFile, JSON.stringify({ ok, cost_usd: cost, output: ok ? `${phase} done on ${model}` : `${phase} failed on ${model}` }));

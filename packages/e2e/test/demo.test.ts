@@ -65,7 +65,7 @@ describe('orange demo', () => {
     expect(await readdir(dir), report).toEqual([]);
   }, 180_000);
 
-  it('with --workflow pipeline runs a clean, an escalated and a budget-stopped-then-resumed task to completed, printing phase, tier and cost', async () => {
+  it('with --workflow pipeline runs a clean, an escalated and a budget-stopped-then-resumed task to completed, printing phase, tier and cost; a person merges each into main', async () => {
     const dir = await tempFolder();
     // As people run it: the live log and the summary table are what is checked.
     const run = await runDemo(dir, ['demo', '--workflow', 'pipeline', '--timeout', '150'], { timeoutMs: 170_000 });
@@ -87,15 +87,17 @@ describe('orange demo', () => {
       /task C {2}the human raises its budget to \$1 and resumes it$/m,
       /task C {2}stopped → executing \(resume\)$/m,
       /task C {4}test on haiku: ok \(\$0\.05\)$/m,
+      /task A {2}the human reviews the branch and merges it$/m,
+      /task C {2}completed → done \(merged\)$/m,
     ]) {
       expect(out, report).toMatch(line);
     }
     // The summary: phases, tier and cost/budget of each task.
     expect(out, report).toMatch(/^TASK +ID +STATUS +PHASES +TIER +COST +TRANSITIONS +SECONDS +SUMMARY$/m);
-    expect(out, report).toMatch(/^A +\w{21} +completed +reproduce,fix +haiku +\$0\.06\/\$0\.10 +5 /m);
-    expect(out, report).toMatch(/^B +\w{21} +completed +reproduce,fix +sonnet +\$0\.10\/\$0\.10 +10 /m);
-    expect(out, report).toMatch(/^C +\w{21} +completed +plan,implement,test +haiku +\$0\.20\/\$1\.00 +7 /m);
-    expect(out, report).toContain('Every task is done.');
+    expect(out, report).toMatch(/^A +\w{21} +done +reproduce,fix +haiku +\$0\.06\/\$0\.10 +6 /m);
+    expect(out, report).toMatch(/^B +\w{21} +done +reproduce,fix +sonnet +\$0\.10\/\$0\.10 +11 /m);
+    expect(out, report).toMatch(/^C +\w{21} +done +plan,implement,test +haiku +\$0\.20\/\$1\.00 +8 /m);
+    expect(out, report).toMatch(/^origin\/main now has \d+ commits\. Every task is done\.$/m);
 
     // Nothing outlives the run: no process of its tasks, no tmux server, an empty temp folder.
     const ids = [...out.matchAll(/task [ABC] created \((\w{21})\)/g)].map((m) => m[1] ?? '');

@@ -226,6 +226,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     const seen = new Map<string, number>();
     const seenLog = new Map<string, number>();
     const merging = new Set<string>();
+    const resumed = new Set<string>();
     const mergeAttempts = new Map<string, number>();
     const deadline = Date.now() + options.timeoutMs;
     while (Date.now() < deadline) {
@@ -245,14 +246,15 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
         seenLog.set(id, Math.max(agentLines.length - 1, 0));
         const meta = (await new TaskStore(paths).read('sandbox', id)).meta;
         const status = meta.status;
-        if (status === 'done' || status === 'cancelled' || status === 'stuck' || status === 'completed' || status === 'failed') finished++;
-        if (status === 'stopped' && String(meta.stop_reason ?? '').startsWith('budget') && !merging.has(id)) {
-          merging.add(id);
+        if (status === 'done' || status === 'cancelled' || status === 'stuck' || status === 'failed') finished++;
+        if (status === 'stopped' && String(meta.stop_reason ?? '').startsWith('budget') && !resumed.has(id)) {
+          resumed.add(id);
           print(`${elapsed()}  task ${task.label}  the human raises its budget to $1 and resumes it`);
-          const resumed = await orange(['task', 'resume', id, '--budget', '1']);
-          if (resumed.exitCode !== 0) print(`${elapsed()}  task ${task.label}  resume failed: ${String(resumed.stderr).trim()}`);
+          const resume = await orange(['task', 'resume', id, '--budget', '1']);
+          if (resume.exitCode !== 0) print(`${elapsed()}  task ${task.label}  resume failed: ${String(resume.stderr).trim()}`);
         }
-        if (status === 'reviewing' && !merging.has(id)) {
+        // A reviewed task, or a pipeline task its pipeline completed: a person merges it.
+        if ((status === 'reviewing' || status === 'completed') && !merging.has(id)) {
           const attempt = (mergeAttempts.get(id) ?? 0) + 1;
           mergeAttempts.set(id, attempt);
           print(`${elapsed()}  task ${task.label}  the human reviews the branch and merges it${attempt > 1 ? ` (attempt ${attempt})` : ''}`);
@@ -272,11 +274,11 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     stopIfInterrupted();
     const rows = await taskRows(paths, ids);
     const log = await git(origin, 'log', '--oneline', 'main');
-    const ok = rows.every((r) => r.status === (pipeline ? 'completed' : 'done'));
+    const ok = rows.every((r) => r.status === 'done');
     print('');
     const columns = Object.keys(rows[0] ?? {});
     print(rows.length === 0 ? '(no tasks)' : table(columns.map((c) => c.toUpperCase()), rows.map((r) => columns.map((c) => r[c] ?? ''))));
-    const landed = pipeline ? 'Pipeline tasks leave their commits on their branches.' : `origin/main now has ${String(log.stdout).split('\n').length} commits.`;
+    const landed = `origin/main now has ${String(log.stdout).split('\n').length} commits.`;
     print(`\n${landed} ${ok ? 'Every task is done.' : 'Some tasks did not finish.'}`);
     if (ok) return { ok, sandbox, rows };
     return { ok, sandbox, rows, log: await explainFailure(paths, ids, print) };
