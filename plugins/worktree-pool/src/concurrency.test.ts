@@ -1,4 +1,5 @@
-import { rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -62,6 +63,69 @@ describe('concurrent acquires', () => {
     for (const o of outcomes.filter((o) => !o.started)) {
       const task = await s.orange.store.read('demo', o.id);
       expect([task.meta.status, task.meta.workspace]).toEqual(['pending', null]);
+    }
+  }, 60_000);
+});
+
+describe('creating worktrees outside the pool lock', () => {
+  /** A git that logs when each `worktree add` starts and ends, takes `ms` over it, or fails it. */
+  async function slowGit(dir: string, ms: number, fail: boolean): Promise<{ bin: string; log: string }> {
+    const log = join(dir, 'adds.log');
+    const bin = join(dir, 'slow-git.mjs');
+    await writeFile(
+      bin,
+      [
+        '#!/usr/bin/env node',
+        "import { spawnSync } from 'node:child_process';",
+        "import { appendFileSync } from 'node:fs';",
+        'const args = process.argv.slice(2);',
+        "const adding = args.includes('worktree') && args[args.indexOf('worktree') + 1] === 'add';",
+        `if (adding) appendFileSync(${JSON.stringify(log)}, 'start ' + Date.now() + '\\n');`,
+        `if (adding) await new Promise((r) => setTimeout(r, ${ms}));`,
+        `if (adding && ${fail}) { process.stderr.write('fatal: no room\\n'); process.exit(128); }`,
+        "const run = spawnSync('git', args, { stdio: 'inherit' });",
+        `if (adding) appendFileSync(${JSON.stringify(log)}, 'end ' + Date.now() + '\\n');`,
+        'process.exit(run.status ?? 1);',
+        '',
+      ].join('\n'),
+    );
+    await chmod(bin, 0o755);
+    return { bin, log };
+  }
+
+  it('creates two new worktrees at once: a slow git worktree add holds up no other task', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'orange-slow-git-'));
+    const git = await slowGit(dir, 1500, false);
+    const pool = await poolSandbox({ poolSize: 2, plugin: { gitBin: git.bin } });
+    try {
+      const tasks = await Promise.all([0, 1].map((i) => pool.orange.engine.createTask({ project: 'demo', summary: `task ${i}`, spawn: false })));
+      await Promise.all(tasks.map(({ task }) => pool.orange.engine.transition(task.meta, 'planning', { cause: 'spawn' })));
+      const lines = (await readFile(git.log, 'utf8')).trim().split('\n');
+      const starts = lines.filter((l) => l.startsWith('start')).map((l) => Number(l.split(' ')[1]));
+      const ends = lines.filter((l) => l.startsWith('end')).map((l) => Number(l.split(' ')[1]));
+      expect(starts, lines.join('\n')).toHaveLength(2);
+      // The second add began before the first ended: they ran side by side, not one after the other.
+      expect(Math.max(...starts), lines.join('\n')).toBeLessThan(Math.min(...ends));
+      const held = (await pool.orange.slot('workspaces').list('demo')).map((w) => w.task).sort();
+      expect(held).toEqual(tasks.map(({ task }) => task.meta.id).sort());
+    } finally {
+      await pool.cleanup();
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('undoes the reservation when git cannot create the worktree: the task stays queued and the pool lists nothing', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'orange-failing-git-'));
+    const git = await slowGit(dir, 0, true);
+    const pool = await poolSandbox({ poolSize: 2, plugin: { gitBin: git.bin } });
+    try {
+      const { task } = await pool.orange.engine.createTask({ project: 'demo', summary: 'no room', spawn: false });
+      await expect(pool.orange.engine.transition(task.meta, 'planning', { cause: 'spawn' })).rejects.toThrow(/no room/);
+      expect((await pool.orange.store.read('demo', task.meta.id)).meta.status).toBe('pending');
+      expect(await pool.orange.slot('workspaces').list('demo')).toEqual([]);
+    } finally {
+      await pool.cleanup();
+      await rm(dir, { recursive: true, force: true });
     }
   }, 60_000);
 });

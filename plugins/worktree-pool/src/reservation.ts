@@ -7,11 +7,15 @@ import type { PoolParts } from './pool-parts.js';
 export type Reservation = { readonly entry: PoolEntry } | { readonly exhausted: string };
 
 /**
- * Binds a worktree to the task under the pool lock: the one it already holds, else a free one
- * (the task's recorded workspace first), else a new one while the project is below pool_size.
+ * Binds a worktree to the task: the one it already holds, else a free one (the task's recorded
+ * workspace first), else a new one while the project is below pool_size. The choice is made and
+ * written under the pool lock; a worktree that must be created is created after it (git takes
+ * seconds on a large repository, and every acquire of every project waits on that lock). Bound
+ * to the task before it exists, it is handed to no one else meanwhile; if creating it fails, the
+ * binding is undone.
  */
 export async function reserve(parts: PoolParts, meta: TaskMeta, project: Project): Promise<Reservation> {
-  return parts.file.mutate<Reservation>(async (state) => {
+  const reservation = await parts.file.mutate<Reservation & { readonly fresh?: boolean }>(async (state) => {
     const held = state.workspaces.find((e) => e.task === meta.id);
     if (held) return { result: { entry: held } };
     const mine = state.workspaces.filter((e) => e.project === project.name);
@@ -35,15 +39,29 @@ export async function reserve(parts: PoolParts, meta: TaskMeta, project: Project
       };
     }
     const chosen = free.find((e) => e.path === meta.workspace) ?? free[0] ?? newEntry(parts, project, mine);
-    // Created (or re-created, if deleted by hand) under the lock so no one is handed a half-made worktree.
-    await parts.repo(project).addWorktree(chosen.path);
     const entry: PoolEntry = { ...chosen, task: meta.id };
-    const workspaces = state.workspaces.some((e) => e.path === chosen.path)
-      ? state.workspaces.map((e) => (e.path === chosen.path ? entry : e))
-      : [...state.workspaces, entry];
-    parts.log.info('worktree reserved', { task: meta.id, workspace: entry.name });
-    return { state: { ...state, workspaces }, result: { entry } };
+    const fresh = !state.workspaces.some((e) => e.path === chosen.path);
+    const workspaces = fresh ? [...state.workspaces, entry] : state.workspaces.map((e) => (e.path === chosen.path ? entry : e));
+    return { state: { ...state, workspaces }, result: { entry, fresh } };
   });
+  if (!('entry' in reservation)) return reservation;
+  const { entry, fresh } = reservation;
+  // Already the task's (reserved before the move, acquired in it): made then.
+  if (fresh === undefined) return { entry };
+  try {
+    // Also a worktree the pool lists but someone deleted by hand: it is made again.
+    await parts.repo(project).addWorktree(entry.path);
+  } catch (error) {
+    await parts.file.mutate(async (state) => {
+      const still = state.workspaces.find((e) => e.path === entry.path && e.task === meta.id);
+      if (!still) return { result: undefined };
+      const workspaces = fresh ? state.workspaces.filter((e) => e !== still) : state.workspaces.map((e) => (e === still ? { ...e, task: null } : e));
+      return { state: { ...state, workspaces }, result: undefined };
+    });
+    throw error;
+  }
+  parts.log.info('worktree reserved', { task: meta.id, workspace: entry.name });
+  return { entry };
 }
 
 /** The worktrees among `entries` that some process still works in (none when this system cannot tell). */
