@@ -18,13 +18,14 @@ const src = join(root, 'packages/core/src');
  * The rooms, lowest first: a room may import only rooms listed before it (and itself). `.` is
  * the composition root (orange.ts) and the public face (index.ts), above every room.
  */
-export const ROOMS = ['errors', 'text', 'process', 'log', 'task', 'workflow', 'store', 'authority', 'config', 'plugin', 'notifications', 'engine', 'monitor', 'root', 'simulation', 'public'];
+export const ROOMS = ['errors', 'text', 'process', 'gateway', 'log', 'task', 'workflow', 'store', 'authority', 'config', 'plugin', 'notifications', 'engine', 'monitor', 'root', 'simulation', 'public'];
 
 /** What each room is for, as the architecture page says it. */
 const PURPOSE = {
   errors: 'OrangeError and its codes',
   text: 'terminal-safe text, times, JSON error places',
-  process: 'the process table, stopping processes, signals, executables',
+  process: 'the process table, stopping processes, signals, executables, the origin of a call',
+  gateway: "the agent gateway's wire format and its client (Node builtins only)",
   log: 'the JSON-lines logger',
   task: 'TASK.md fields and sections',
   workflow: 'definitions, validation, guards, gates, exit rules, the built-in workflows',

@@ -106,6 +106,8 @@ const bundle = packageBuild({
 const scripts = packageBuild({
   entry: {
     'code-cache': 'src/startup/code-cache.ts',
+    // An agent's call through a long-running Orange's gateway: bin/run.js tries it before the bundle.
+    'gateway-client': '../core/src/gateway/index.ts',
     'agent-wrapper': '../../plugins/tmux/src/agent-wrapper.ts',
     'window-reaper': '../../plugins/tmux/src/window-reaper.ts',
     // And the process tmux pipe-pane feeds each agent's output to (`transcriptWriterPath`).

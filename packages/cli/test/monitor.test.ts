@@ -305,6 +305,44 @@ describe('orange monitor beside another', () => {
   });
 });
 
+describe("orange monitor's agent gateway", () => {
+  let box: CliSandbox;
+  beforeAll(async () => {
+    box = await CliSandbox.create({ project: 'alpha' });
+    await box.addProject('beta', 1);
+  });
+  afterAll(() => box?.cleanup());
+
+  const logged = async (msg: string) => (await readFile(box.paths.logFile, 'utf8').catch(() => '')).split('\n').filter((l) => l.includes(`"msg":"${msg}"`)).length;
+  const start = (args: string[]) => execa(process.execPath, [CLI, 'monitor', ...(args.includes('--interval') ? [] : ['--interval', '60000']), ...args], { cwd: box.repo, env: box.env, extendEnv: false, reject: false });
+
+  it("listens on a socket only the user can reach, leaves it to the first monitor while that one runs, takes it over after, and removes it when it stops; --no-gateway never listens", async () => {
+    const socket = box.paths.gatewaySocket;
+    const first = start(['--project', 'alpha']);
+    await box.waitFor('the gateway to listen', async () => existsSync(socket));
+    const { stat } = await import('node:fs/promises');
+    expect(((await stat(socket)).mode & 0o777).toString(8)).toBe('600');
+    expect(((await stat(join(socket, '..'))).mode & 0o777).toString(8)).toBe('700');
+    // A second monitor (of another project) finds the gateway served and leaves it be.
+    const second = start(['--project', 'beta', '--interval', '300']);
+    await box.waitFor('the second monitor to see the gateway served', async () => (await logged('another Orange serves the gateway')) >= 1);
+    first.kill('SIGTERM');
+    expect((await first).exitCode).toBe(0);
+    // Its next pass takes the gateway over.
+    await box.waitFor('the second monitor to take the gateway over', async () => (await logged('gateway listening')) >= 2 && existsSync(socket));
+    second.kill('SIGTERM');
+    expect((await second).exitCode).toBe(0);
+    expect(existsSync(socket)).toBe(false);
+
+    const quiet = start(['--no-gateway']);
+    await box.waitFor('the monitor to enter the lease', async () => (await readFile(box.paths.monitorLeaseFile, 'utf8').catch(() => '')).includes(String(quiet.pid)));
+    expect(existsSync(socket)).toBe(false);
+    quiet.kill('SIGTERM');
+    expect((await quiet).exitCode).toBe(0);
+    expect(await logged('gateway listening')).toBe(2);
+  });
+});
+
 describe('commands that need what the config or the directory does not give', () => {
   it('task create-pr without an scm plugin fails naming the missing slot', async () => {
     // defaults: false drops every built-in plugin, github included.

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import type { ActionContext } from '@orange/core';
+import { callOrigin, type ActionContext } from '@orange/core';
 import { callerLocation } from './caller-location.js';
 import { isReviewerWindow, sessionTarget, taskSession, windowTarget } from './session-name.js';
 import { killVerified, type KillTimings } from './tmux-kill.js';
@@ -61,17 +61,37 @@ export async function killReviewerWindow(ctx: ActionContext, setup: KillSetup): 
 }
 
 /**
- * Kills the caller's own windows from a detached process that first waits for the caller to
- * exit: killed from inside, tmux would close the caller's terminal while it is still writing its
- * result (Node then dies with an assertion dump). Its cwd is `/` so it never holds a worktree.
+ * Kills the caller's own windows once the caller has gone: killed from inside, tmux would close
+ * the caller's terminal while it is still writing its result (Node then dies with an assertion
+ * dump). A call the gateway serves is waited for here (its connection closes when it exits); an
+ * `orange` call of its own hands the kill to a detached reaper that waits for it.
  */
 function handOffKill(ctx: ActionContext, setup: KillSetup, windows: readonly string[]): void {
   if (windows.length === 0) return;
   const { client } = setup;
-  const after = setup.callerPid ?? process.pid;
-  const argv = reaperArgv({ tmux: client.bin, socket: client.socketName, after, log: ctx.orange.paths.logFile, windows });
-  const reaper = spawn(process.execPath, [setup.reaperPath, ...argv], { detached: true, stdio: 'ignore', cwd: '/' });
+  const origin = callOrigin();
+  if (origin.ended && setup.callerPid === undefined) {
+    const task = ctx.task.meta.id;
+    void origin.ended.then(async () => {
+      for (const window of windows) {
+        await killVerified(client, 'window', window, setup.timings).then(
+          () => ctx.log.info('own window killed after the served call ended', { task, window, caller: origin.pid }),
+          (error: unknown) => ctx.log.error('killing own window failed', { task, window, error: error instanceof Error ? error.message : String(error) }),
+        );
+      }
+    });
+    return;
+  }
+  const after = setup.callerPid ?? origin.pid;
+  // The reaper learns that this process has exited when the pipe to it closes (no polling); a
+  // caller named by a test is another process, which the reaper watches in /proc instead.
+  const watch = after === process.pid ? 'stdin' : 'poll';
+  const argv = reaperArgv({ tmux: client.bin, socket: client.socketName, after, watch, log: ctx.orange.paths.logFile, windows });
+  const reaper = spawn(process.execPath, [setup.reaperPath, ...argv], { detached: true, stdio: [watch === 'stdin' ? 'pipe' : 'ignore', 'ignore', 'ignore'], cwd: '/' });
   reaper.on('error', (error) => ctx.log.error('window reaper did not start', { windows, error: error.message }));
+  // Neither the reaper nor the pipe to it may keep this call alive: the pipe closes when it exits.
+  reaper.stdin?.on('error', () => undefined);
+  (reaper.stdin as { unref?: () => void } | null)?.unref?.();
   reaper.unref();
   ctx.log.info('own windows handed to the window reaper', { task: ctx.task.meta.id, windows, caller: after, reaper: reaper.pid });
 }

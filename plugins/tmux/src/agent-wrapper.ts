@@ -2,11 +2,12 @@
  * Runs one agent and reports its exit to Orange at once, so exit rules need not wait for a poll.
  * Usage: node agent-wrapper.js [--cli <entry>] --project P --task ID --role R --spawn S -- <agent argv...>
  *    or: node agent-wrapper.js … --spawn S --spec <file.json>   ({argv, env}: for commands too long for tmux)
- * Node builtins only: it starts before every agent and must start fast.
+ * Node builtins (and the gateway's small client) only: it starts before every agent and must start fast.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { constants } from 'node:os';
+import { exchange, GATEWAY_VERSION, gatewaySocketFor, requestEnv } from '@orange/core/gateway';
 
 interface WrapperArgs {
   cli: string | null;
@@ -47,13 +48,33 @@ function parseArgs(argv: string[]): WrapperArgs | string {
   return { cli: flags.get('cli') ?? null, project: need('project'), task: need('task'), role: need('role'), spawn: need('spawn'), command, env };
 }
 
+const GATEWAY_TAKE_MS = 5000;
+
+function exitArgv(args: WrapperArgs, code: number): string[] {
+  return ['agent', 'exited', '--project', args.project, '--task', args.task, '--role', args.role, '--spawn', args.spawn, '--code', String(code)];
+}
+
+/**
+ * Hands the exit report to a long-running Orange's gateway, which takes it at once and acts on it
+ * after this process has gone; false when no gateway took it.
+ */
+async function reportThroughGateway(args: WrapperArgs, code: number): Promise<boolean> {
+  const env = { ...process.env, ...args.env };
+  if (!env.ORANGE_AGENT_SECRET) return false;
+  const request = { v: GATEWAY_VERSION, argv: exitArgv(args, code), cwd: '/', env: requestEnv(env), stdin: '', pid: process.pid, detach: true };
+  // A gateway takes a report at once; one that does not within seconds is hung, and the CLI reports
+  // instead (a report is idempotent by its spawn id: a second one finds nothing left to do).
+  const outcome = await exchange(gatewaySocketFor(env), request, GATEWAY_TAKE_MS);
+  return outcome.kind === 'reply' && 'accepted' in outcome.reply;
+}
+
 /** Starts `orange agent exited …` detached: it must outlive this process and the tmux window. */
 function reportExit(args: WrapperArgs, code: number): void {
   if (!args.cli) return;
   try {
     const reporter = spawn(
       process.execPath,
-      [args.cli, 'agent', 'exited', '--project', args.project, '--task', args.task, '--role', args.role, '--spawn', args.spawn, '--code', String(code)],
+      [args.cli, ...exitArgv(args, code)],
       // From `/`: the report outlives the agent and must never be found working in its worktree.
       { detached: true, stdio: 'ignore', cwd: '/' },
     );
@@ -76,8 +97,13 @@ function main(): void {
   const finish = (code: number) => {
     if (finished) return;
     finished = true;
-    reportExit(args, code);
-    process.exit(code);
+    // A gateway that took the report has it; else a detached `orange agent exited` carries it.
+    void reportThroughGateway(args, code)
+      .catch(() => false)
+      .then((taken) => {
+        if (!taken) reportExit(args, code);
+        process.exit(code);
+      });
   };
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     process.on(signal, () => {

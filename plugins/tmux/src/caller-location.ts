@@ -1,3 +1,4 @@
+import { callOrigin } from '@orange/core';
 import type { TmuxClient } from './tmux-client.js';
 
 /** The session and window the calling process runs in, on this client's server. */
@@ -8,9 +9,10 @@ export interface CallerLocation {
 
 /**
  * Where the calling process runs, when it runs inside a pane of this client's server (an agent's
- * own `orange` call), else null. Pane ids are per server, so the socket in `$TMUX` must match too.
+ * own `orange` call, or one the gateway serves for it), else null. Pane ids are per server, so the
+ * socket in `$TMUX` must match too.
  */
-export async function callerLocation(client: TmuxClient, env: NodeJS.ProcessEnv = process.env): Promise<CallerLocation | null> {
+export async function callerLocation(client: TmuxClient, env: NodeJS.ProcessEnv = callOrigin().env): Promise<CallerLocation | null> {
   const pane = env.TMUX_PANE;
   const tmuxVar = env.TMUX;
   if (!pane || !tmuxVar) return null;

@@ -5,6 +5,8 @@ export interface ReaperArgs {
   readonly socket: string | undefined;
   /** The process to outlive: the `orange` call that asked for the kill. */
   readonly after: number;
+  /** How its exit is noticed: the end of standard input (a pipe that process holds), or its /proc entry. */
+  readonly watch: 'stdin' | 'poll';
   /** Orange's log file. */
   readonly log: string;
   /** tmux window ids (`@12`): unique on the server, so a window started later is never hit. */
@@ -13,7 +15,7 @@ export interface ReaperArgs {
 
 /** The reaper's arguments (after the script path). */
 export function reaperArgv(args: ReaperArgs): string[] {
-  return ['--tmux', args.tmux, ...(args.socket ? ['--socket', args.socket] : []), '--after', String(args.after), '--log', args.log, '--', ...args.windows];
+  return ['--tmux', args.tmux, ...(args.socket ? ['--socket', args.socket] : []), '--after', String(args.after), '--watch', args.watch, '--log', args.log, '--', ...args.windows];
 }
 
 /** Reads what {@link reaperArgv} wrote; null for anything else. */
@@ -31,5 +33,6 @@ export function parseReaperArgv(argv: readonly string[]): ReaperArgs | null {
   const tmux = flags.get('tmux');
   const log = flags.get('log');
   if (!tmux || !log || !Number.isInteger(after) || after <= 1) return null;
-  return { tmux, socket: flags.get('socket'), after, log, windows: argv.slice(split + 1).filter((w) => /^@\d+$/.test(w)) };
+  const watch = flags.get('watch') === 'stdin' ? 'stdin' : 'poll';
+  return { tmux, socket: flags.get('socket'), after, watch, log, windows: argv.slice(split + 1).filter((w) => /^@\d+$/.test(w)) };
 }

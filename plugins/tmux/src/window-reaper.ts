@@ -30,6 +30,22 @@ async function exitOf(pid: number, deadlineMs: number): Promise<boolean> {
   return false;
 }
 
+/** Resolves once standard input ends (the caller holding its other end has exited), or at the deadline. */
+function endOfInput(deadlineMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), deadlineMs);
+    const ended = () => {
+      clearTimeout(timer);
+      process.stdin.destroy();
+      resolve(true);
+    };
+    process.stdin.on('end', ended);
+    process.stdin.on('error', ended);
+    process.stdin.on('close', ended);
+    process.stdin.resume();
+  });
+}
+
 async function main(): Promise<void> {
   const args = parseReaperArgv(process.argv.slice(2));
   if (!args) {
@@ -37,7 +53,7 @@ async function main(): Promise<void> {
     return;
   }
   const log = new Logger(args.log, 'info', 'tmux');
-  const exited = await exitOf(args.after, CALLER_DEADLINE_MS);
+  const exited = args.watch === 'stdin' ? await endOfInput(CALLER_DEADLINE_MS) : await exitOf(args.after, CALLER_DEADLINE_MS);
   if (!exited) log.warn('caller still running at the deadline; killing its windows anyway', { caller: args.after, windows: args.windows });
   const client = new TmuxClient(args.tmux, args.socket);
   for (const window of args.windows) {

@@ -5,6 +5,7 @@ import { Command } from '@oclif/core/command';
 import * as Errors from '@oclif/core/errors';
 import * as Flags from '@oclif/core/flags';
 import { blockText, callerOf, checkAgentWrite, identityClaim, isOrangeError, OrangeError, terminalJson, type Caller, type NotificationDelivery, type Orange } from '@orange/core';
+import { callerPlace, servedCall, setExitCode, writeStdout } from '../gateway/served-call.js';
 import { EXIT_REFUSED, EXIT_USAGE, writeError } from './error-output.js';
 
 /**
@@ -65,7 +66,7 @@ export abstract class OrangeCommand extends Command {
 
   /** Who makes this call: a person, or the spawned agent whose identity (checked against Orange's record) its environment carries. */
   protected caller(orange: Orange): Promise<Caller> {
-    this.who ??= callerOf(process.env, orange.store);
+    this.who ??= callerOf(callerPlace().env, orange.store);
     return this.who;
   }
 
@@ -86,7 +87,7 @@ export abstract class OrangeCommand extends Command {
 
   /** Where the config search starts: the working directory, unless a command knows its project better. */
   protected async configDir(): Promise<string> {
-    return process.cwd();
+    return callerPlace().cwd;
   }
 
   /**
@@ -94,6 +95,9 @@ export abstract class OrangeCommand extends Command {
    * routed by the config of that project's directory: such an instance delivers them in-process.
    */
   protected async orangeFor(cwd: string, delivery: NotificationDelivery = this.notificationDelivery): Promise<Orange> {
+    // A served call runs on the server's Orange: its config and plugins are loaded already.
+    const served = servedCall();
+    if (served) return served.orangeFor(cwd);
     const [{ Orange, OrangePaths, loadConfig }, { defaultPlugins }, { sharedModules }] = await Promise.all([
       import('@orange/core'),
       import('../startup/default-plugins.js'),
@@ -122,7 +126,8 @@ export abstract class OrangeCommand extends Command {
    * dashboard) end first; an outbox flush stops after the entry in flight.
    */
   override async finally(error: Error | undefined): Promise<unknown> {
-    const orange = await this.instance?.catch(() => undefined);
+    // A served call's Orange is the server's: its notifications are the server's to deliver.
+    const orange = servedCall() ? undefined : await this.instance?.catch(() => undefined);
     if (orange) {
       orange.notifications.stopFlushing();
       await orange.notifications.settle();
@@ -146,7 +151,7 @@ export abstract class OrangeCommand extends Command {
    * reach the terminal as an escape sequence. One-line values are cleaned with `inlineText` first.
    */
   override log(message = '', ...args: unknown[]): void {
-    super.log(blockText(format(message, ...args)));
+    writeStdout(`${blockText(format(message, ...args))}\n`);
   }
 
   /**
@@ -154,9 +159,9 @@ export abstract class OrangeCommand extends Command {
    * the characters a terminal would act on as `\uXXXX` escapes. Not pretty: one line (a stream).
    */
   override logJson(data: unknown, pretty = true): void {
-    // Straight to console.log: oclif's log would run util.format over it first, a second pass over
+    // Straight to the output: oclif's log would run util.format over it first, a second pass over
     // a listing of 10,000 tasks (6 MB) looking for `%`.
-    console.log(terminalJson(data, pretty ? 2 : undefined));
+    writeStdout(`${terminalJson(data, pretty ? 2 : undefined)}\n`);
   }
 
   /**
@@ -166,7 +171,7 @@ export abstract class OrangeCommand extends Command {
   override async init(): Promise<void> {
     await super.init();
     const audience = (this.constructor as typeof OrangeCommand).audience;
-    if (audience === 'person' && identityClaim(process.env) !== null) await this.orange();
+    if (audience === 'person' && identityClaim(callerPlace().env) !== null) await this.orange();
   }
 
   override async catch(error: Error & { exitCode?: number }): Promise<void> {
@@ -177,10 +182,10 @@ export abstract class OrangeCommand extends Command {
     const { message, code, exit } = describe(error);
     if (process.env.ORANGE_DEBUG === '1' && error.stack) process.stderr.write(`${error.stack}\n`);
     writeError(message, code, this.json);
-    process.exitCode = exit;
+    setExitCode(exit);
     // A config that never finished loading may still hold timers or sockets open: the answer is
     // given, so the process must not linger on them (an agent would wait on it forever).
-    if (isOrangeError(error) && error.code === 'E_CONFIG' && typeof error.details.timeoutMs === 'number') process.exit(exit);
+    if (isOrangeError(error) && error.code === 'E_CONFIG' && typeof error.details.timeoutMs === 'number' && !servedCall()) process.exit(exit);
   }
 }
 

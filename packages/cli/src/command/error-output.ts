@@ -1,4 +1,5 @@
 import { terminalJson } from '@orange/core';
+import { writeStderr, writeStdout } from '../gateway/served-call.js';
 import { clip } from '../output/render.js';
 
 /** Exit codes: 0 ok, 1 refused or failed, 2 bad usage. */
@@ -13,6 +14,6 @@ const MESSAGE_LIMIT = 1000;
  * errors, so it is cleaned and clipped like any cell), or `{"error","code"}` on stdout with --json.
  */
 export function writeError(message: string, code: string, json: boolean): void {
-  if (json) process.stdout.write(`${terminalJson({ error: message, code })}\n`);
-  else process.stderr.write(`orange: ${clip(message, MESSAGE_LIMIT)}\n`);
+  if (json) writeStdout(`${terminalJson({ error: message, code })}\n`);
+  else writeStderr(`orange: ${clip(message, MESSAGE_LIMIT)}\n`);
 }

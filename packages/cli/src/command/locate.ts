@@ -1,6 +1,7 @@
 import { lstat, realpath } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { OrangeError, TASK_ID_PATTERN, type Orange, type Project, type Task, type TaskRef } from '@orange/core';
+import { callerPlace, servedCall } from '../gateway/served-call.js';
 
 /** Where a command runs: the directory and the environment an agent's window sets. */
 export interface Whereabouts {
@@ -8,7 +9,7 @@ export interface Whereabouts {
   readonly env: NodeJS.ProcessEnv;
 }
 
-const here = (): Whereabouts => ({ cwd: process.cwd(), env: process.env });
+const here = (): Whereabouts => callerPlace();
 
 /**
  * The project a command is about: `--project`, else the registered repository containing the
@@ -46,6 +47,14 @@ export async function resolveTask(orange: Orange, id: string | undefined, projec
 
 /** Like `resolveTask`, without reading TASK.md (for `repair`, which must reach a task whose file is forged). */
 export async function resolveTaskRef(orange: Orange, id: string | undefined, project: string | undefined, at: Whereabouts = here()): Promise<TaskRef> {
+  const served = servedCall();
+  // A call the gateway serves reaches its caller's own task and no other (a container's agent has only the socket).
+  if (served) {
+    if ((id !== undefined && id !== served.task.id) || (project !== undefined && project !== served.task.project)) {
+      throw new OrangeError('E_FORBIDDEN', `an agent's call through the gateway reaches only its own task (${served.task.id}), not ${id ?? `project ${project ?? ''}`}`);
+    }
+    return served.task;
+  }
   if (id) return project ? { project, id } : orange.store.locate(id);
   const ref = (await taskRefFromDirectory(orange, at.cwd)) ?? taskRefFromEnv(at.env);
   if (ref) return ref;

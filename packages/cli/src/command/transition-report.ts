@@ -1,5 +1,6 @@
 import { inlineText, type ActionFailure, type TransitionResult } from '@orange/core';
 import { EXIT_REFUSED, writeError } from './error-output.js';
+import { setExitCode } from '../gateway/served-call.js';
 
 /** What a status change command prints and returns as JSON. */
 export function transitionJson(result: TransitionResult): object {
@@ -34,5 +35,5 @@ export function actionFailure(failures: readonly ActionFailure[], what: string):
 export function reportActionFailure(failure: { error: string; code: string } | null, json: boolean): void {
   if (failure === null) return;
   if (!json) writeError(failure.error, failure.code, false);
-  process.exitCode = EXIT_REFUSED;
+  setExitCode(EXIT_REFUSED);
 }

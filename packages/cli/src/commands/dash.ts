@@ -2,6 +2,7 @@ import * as Flags from '@oclif/core/flags';
 import { isOrangeError, OrangeError, type Orange } from '@orange/core';
 import { OrangeCommand } from '../command/base-command.js';
 import { inferProject } from '../command/locate.js';
+import { startGateway } from '../gateway/start-gateway.js';
 import { freeProjectName, inspectRepository, type RepositoryFacts } from '../init/repository.js';
 
 export default class Dash extends OrangeCommand {
@@ -37,7 +38,13 @@ export default class Dash extends OrangeCommand {
     const project = flags.all ? undefined : flags.project ? (await orange.projects.get(flags.project)).name : await projectHere(orange);
     // Loaded here only: ink and react must not slow down the commands agents call.
     const { openDashboard } = await dashboard;
-    await openDashboard({ orange, project, exitOnAttach: flags['exit-on-attach'], pollIntervalMs: flags.interval });
+    // Agents' calls are answered here while it is open (unless another Orange serves them already).
+    const gateway = await startGateway(this.config, orange, await this.configDir(), (cwd) => this.orangeFor(cwd, 'in-process'));
+    try {
+      await openDashboard({ orange, project, exitOnAttach: flags['exit-on-attach'], pollIntervalMs: flags.interval });
+    } finally {
+      await gateway?.close();
+    }
   }
 }
 

@@ -1,6 +1,7 @@
 import * as Flags from '@oclif/core/flags';
 import { inlineText, Monitor, MonitorLease, onSignals, OrangeError, type MonitorReport } from '@orange/core';
 import { OrangeCommand } from '../command/base-command.js';
+import { startGateway } from '../gateway/start-gateway.js';
 
 export default class MonitorCommand extends OrangeCommand {
   static override summary = 'Watch agents: apply exit rules to dead agents, reap orphans, sync pull requests.';
@@ -14,6 +15,11 @@ export default class MonitorCommand extends OrangeCommand {
     once: Flags.boolean({ description: 'Run a single pass and exit.', default: false }),
     project: Flags.string({ char: 'p', description: "Only this project's tasks (default: all)." }),
     interval: Flags.integer({ description: 'Milliseconds between passes (default: the config\'s pollIntervalMs, 30000).', min: 200 }),
+    gateway: Flags.boolean({
+      description: "Answer agents' calls over the gateway socket ($ORANGE_HOME/gateway/agents.sock); --no-gateway leaves them to the CLI.",
+      default: true,
+      allowNo: true,
+    }),
   };
 
   // Long-lived: delivers its notifications itself (and, on every pass, what the outbox still holds).
@@ -44,15 +50,35 @@ export default class MonitorCommand extends OrangeCommand {
     }
     const stop = new AbortController();
     const offSignals = onSignals(['SIGINT', 'SIGTERM'], () => stop.abort());
+    const dir = await this.configDir();
+    const serve = () => startGateway(this.config, orange, dir, (cwd) => this.orangeFor(cwd, 'in-process'));
+    let gateway = flags.gateway ? await serve() : null;
+    // A dashboard that served agents when this monitor started may have closed since: take over then.
+    let taking: Promise<void> | null = null;
+    const takeOver = () => {
+      if (!flags.gateway || gateway || taking || stop.signal.aborted) return;
+      taking = serve().then(
+        (started) => {
+          gateway = started;
+          taking = null;
+        },
+        () => {
+          taking = null;
+        },
+      );
+    };
     try {
       if (!this.json) this.log(`monitoring ${flags.project ?? 'all projects'} every ${flags.interval ?? orange.config.pollIntervalMs} ms (Ctrl-C to stop)`);
       await monitor.run(stop.signal, (report) => {
+        takeOver();
         // One JSON object per line with --json, so a consumer can stream the passes.
         if (this.json) this.logJson(report, false);
         else this.printReport(report, false);
       });
     } finally {
       offSignals();
+      await taking;
+      await gateway?.close();
       await lease.release();
     }
   }

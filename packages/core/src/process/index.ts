@@ -1,4 +1,5 @@
 // The process room's door: what other rooms (and the public index) may import from it.
+export * from './call-origin.js';
 export * from './executable.js';
 export * from './process-stop.js';
 export * from './process-table.js';

@@ -54,6 +54,14 @@ export class OrangePaths {
     return join(this.home, 'run');
   }
 
+  /**
+   * The socket a long-running Orange answers agents' calls on (docs/architecture.md, "The agent
+   * gateway"). Alone in its folder, so that a container can be given it and nothing else of the home.
+   */
+  get gatewaySocket(): string {
+    return join(this.home, 'gateway', 'agents.sock');
+  }
+
   /** Who runs the monitor's poll or stands by to (`orange monitor`, dashboards), with each one's scope. */
   get monitorLeaseFile(): string {
     return join(this.home, 'run', 'monitor.json');

@@ -6,6 +6,7 @@ import { OrangeCommand } from '../../../command/base-command.js';
 import { projectFlag } from '../../../command/flags.js';
 import { resolveTaskRef } from '../../../command/locate.js';
 import { readStdin } from '../../../command/stdin.js';
+import { servedCall } from '../../../gateway/served-call.js';
 
 export default class TaskSectionSet extends OrangeCommand {
   static override audience = 'agent' as const;
@@ -38,6 +39,10 @@ export default class TaskSectionSet extends OrangeCommand {
     }
     const sources = [flags.text !== undefined, flags.file !== undefined, args.source === '-'].filter(Boolean).length;
     if (sources !== 1) throw new OrangeError('E_USAGE', 'give the section text once: --text TEXT, --file FILE or - (standard input)');
+    // The gateway reads no file for a caller (a container's paths are not the server's): its client sends the text.
+    if (servedCall() && flags.file !== undefined && flags.file !== '-') {
+      throw new OrangeError('E_FORBIDDEN', "a section's text reaches the gateway as standard input (--file -), never as a path for it to read");
+    }
     // `--file -` is standard input too, as agents (and most tools) expect.
     const content = flags.text ?? (flags.file !== undefined && flags.file !== '-' ? await readText(flags.file) : await readStdin());
     const orange = await this.orange();

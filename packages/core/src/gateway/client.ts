@@ -1,0 +1,149 @@
+import { readFileSync, statSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { GATEWAY_SOCKET, GATEWAY_VERSION, requestEnv, servedWords, type GatewayReply, type GatewayRequest } from './protocol.js';
+
+/** Where the gateway listens for this environment's Orange home (as OrangePaths.fromEnv finds the home). */
+export function gatewaySocketFor(env: NodeJS.ProcessEnv): string {
+  const home = env.ORANGE_HOME && env.ORANGE_HOME.trim() !== '' ? env.ORANGE_HOME : join(homedir(), 'orange');
+  return join(resolve(home), ...GATEWAY_SOCKET);
+}
+
+/** What a call through the gateway came to: its reply, or why the CLI must carry it out itself. */
+export type GatewayOutcome =
+  | { readonly kind: 'reply'; readonly reply: GatewayReply }
+  /** No gateway listens (no socket, a stale one, none reachable): nothing was sent. */
+  | { readonly kind: 'absent' }
+  /** The request was sent and the connection ended without an answer: it may or may not have been carried out. */
+  | { readonly kind: 'cut'; readonly reason: string };
+
+/** Connects to the gateway: the open connection, or null when nothing listens (no socket, a stale one). */
+export function openGateway(socket: string): Promise<Socket | null> {
+  return new Promise((done) => {
+    const conn = connect(socket);
+    conn.once('connect', () => {
+      conn.removeAllListeners('error');
+      done(conn);
+    });
+    conn.once('error', () => done(null));
+  });
+}
+
+/** Sends one request on an open connection and reads its one-line reply, within `timeoutMs` if given. Never throws. */
+export function exchangeOn(conn: Socket, request: GatewayRequest, timeoutMs?: number): Promise<GatewayOutcome> {
+  return new Promise((done) => {
+    let answer = '';
+    conn.setEncoding('utf8');
+    if (timeoutMs !== undefined) {
+      conn.setTimeout(timeoutMs, () => {
+        conn.destroy();
+        done({ kind: 'cut', reason: `no answer within ${timeoutMs} ms` });
+      });
+    }
+    conn.on('data', (chunk: string) => {
+      answer += chunk;
+      const end = answer.indexOf('\n');
+      if (end < 0) return;
+      conn.destroy();
+      try {
+        done({ kind: 'reply', reply: JSON.parse(answer.slice(0, end)) as GatewayReply });
+      } catch {
+        done({ kind: 'cut', reason: 'its answer was not readable' });
+      }
+    });
+    conn.on('error', (error: NodeJS.ErrnoException) => done({ kind: 'cut', reason: error.code ?? error.message }));
+    conn.on('close', () => done({ kind: 'cut', reason: 'the connection closed' }));
+    conn.write(`${JSON.stringify(request)}\n`);
+  });
+}
+
+/** Connects, sends one request and reads its reply. Never throws. */
+export async function exchange(socket: string, request: GatewayRequest, timeoutMs?: number): Promise<GatewayOutcome> {
+  const conn = await openGateway(socket);
+  return conn === null ? { kind: 'absent' } : exchangeOn(conn, request, timeoutMs);
+}
+
+/** Flags of `task section set` that take a value: a `-` after one of them is that value, not standard input. */
+const VALUE_FLAGS = new Set(['--project', '-p', '--task', '--text', '--file']);
+const SECTION_MAX_BYTES = 1024 * 1024;
+
+/**
+ * The request for `argv` (an agent's `orange …`), or null when the full CLI must run it: not an
+ * agent's call, not a command the gateway serves, help, or input only the CLI can report on (an
+ * unreadable `--file`). A `--file PATH` is read here and sent as standard input: the server reads
+ * no file for a caller (a container's paths are not its own).
+ */
+export async function gatewayRequest(argv: readonly string[], env: NodeJS.ProcessEnv, cwd: string, stdin: () => Promise<string>): Promise<GatewayRequest | null> {
+  if (!env.ORANGE_AGENT_SECRET) return null;
+  const words = servedWords(argv);
+  if (!words || argv.includes('--help') || argv.includes('-h')) return null;
+  const args = [...argv];
+  let input = '';
+  if (words[1] === 'section') {
+    let wantsStdin = false;
+    for (let i = words.length; i < args.length; i++) {
+      const arg = args[i] ?? '';
+      if (arg === '--') break;
+      const value = arg === '--file' ? args[i + 1] : arg.startsWith('--file=') ? arg.slice('--file='.length) : undefined;
+      if (value !== undefined && value !== '-') {
+        const text = readSmallFile(value, cwd);
+        if (text === null) return null;
+        input = text;
+        if (arg === '--file') args.splice(i, 2, '--file', '-');
+        else args.splice(i, 1, '--file=-');
+        i++;
+        continue;
+      }
+      if (value === '-' || (arg === '-' && !VALUE_FLAGS.has(args[i - 1] ?? ''))) wantsStdin = true;
+      if (VALUE_FLAGS.has(arg)) i++;
+    }
+    if (wantsStdin) input = await stdin();
+  }
+  return { v: GATEWAY_VERSION, argv: args, cwd, env: requestEnv(env), stdin: input, pid: process.pid };
+}
+
+function readSmallFile(file: string, cwd: string): string | null {
+  try {
+    const path = resolve(cwd, file);
+    const info = statSync(path);
+    if (!info.isFile() || info.size > SECTION_MAX_BYTES) return null;
+    return readFileSync(path, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+async function readAll(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * Runs an agent's `orange …` through a long-running Orange's gateway: prints the reply and returns
+ * the exit code, or returns null when the CLI must run the command itself (no gateway, or a call
+ * it does not serve). A request cut off after it was sent is not sent again (it may have been
+ * carried out): the caller is told so, with exit 1.
+ */
+export async function callGateway(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<number | null> {
+  if (!env.ORANGE_AGENT_SECRET || servedWords(argv) === null) return null;
+  // Connected first: standard input is read only for a gateway that will take it (else the CLI reads it).
+  const conn = await openGateway(gatewaySocketFor(env));
+  if (conn === null) return null;
+  const request = await gatewayRequest(argv, env, process.cwd(), readAll);
+  if (request === null) {
+    conn.destroy();
+    return null;
+  }
+  const outcome = await exchangeOn(conn, request);
+  if (outcome.kind === 'absent') return null;
+  if (outcome.kind === 'cut' || !('exit' in outcome.reply)) {
+    const reason = outcome.kind === 'cut' ? outcome.reason : 'it answered out of turn';
+    process.stderr.write(`orange: the Orange serving agents' calls stopped answering (${reason}); the call may or may not have been carried out: check with orange task show\n`);
+    return 1;
+  }
+  process.stdout.write(outcome.reply.stdout);
+  process.stderr.write(outcome.reply.stderr);
+  return outcome.reply.exit;
+}
