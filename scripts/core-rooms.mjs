@@ -25,7 +25,7 @@ const PURPOSE = {
   errors: 'OrangeError and its codes',
   text: 'terminal-safe text, times, JSON error places',
   process: 'the process table, stopping processes, signals, executables, the origin of a call',
-  gateway: "the agent gateway's wire format and its client (Node builtins only)",
+  gateway: "the gateway's wire format and its client (Node builtins only)",
   log: 'the JSON-lines logger',
   task: 'TASK.md fields and sections',
   workflow: 'definitions, validation, guards, gates, exit rules, the built-in workflows',

@@ -313,7 +313,9 @@ describe("orange monitor's agent gateway", () => {
   });
   afterAll(() => box?.cleanup());
 
-  const logged = async (msg: string) => (await readFile(box.paths.logFile, 'utf8').catch(() => '')).split('\n').filter((l) => l.includes(`"msg":"${msg}"`)).length;
+  // The agents' socket's lines (the people's socket, started beside it, logs its own).
+  const logged = async (msg: string) =>
+    (await readFile(box.paths.logFile, 'utf8').catch(() => '')).split('\n').filter((l) => l.includes(`"msg":"${msg}"`) && (!l.includes('"callers"') || l.includes('"callers":"agent"'))).length;
   const start = (args: string[]) => execa(process.execPath, [CLI, 'monitor', ...(args.includes('--interval') ? [] : ['--interval', '60000']), ...args], { cwd: box.repo, env: box.env, extendEnv: false, reject: false });
 
   it("listens on a socket only the user can reach, leaves it to the first monitor while that one runs, takes it over after, and removes it when it stops; --no-gateway never listens", async () => {
@@ -323,6 +325,7 @@ describe("orange monitor's agent gateway", () => {
     const { stat } = await import('node:fs/promises');
     expect(((await stat(socket)).mode & 0o777).toString(8)).toBe('600');
     expect(((await stat(join(socket, '..'))).mode & 0o777).toString(8)).toBe('700');
+    expect(((await stat(box.paths.peopleSocket)).mode & 0o777).toString(8)).toBe('600');
     // A second monitor (of another project) finds the gateway served and leaves it be.
     const second = start(['--project', 'beta', '--interval', '300']);
     await box.waitFor('the second monitor to see the gateway served', async () => (await logged('another Orange serves the gateway')) >= 1);
@@ -333,6 +336,7 @@ describe("orange monitor's agent gateway", () => {
     second.kill('SIGTERM');
     expect((await second).exitCode).toBe(0);
     expect(existsSync(socket)).toBe(false);
+    expect(existsSync(box.paths.peopleSocket)).toBe(false);
 
     const quiet = start(['--no-gateway']);
     await box.waitFor('the monitor to enter the lease', async () => (await readFile(box.paths.monitorLeaseFile, 'utf8').catch(() => '')).includes(String(quiet.pid)));

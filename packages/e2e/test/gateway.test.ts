@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, utimes } from 'node:fs/promises';
+import { join } from 'node:path';
 import { connect } from 'node:net';
 import { execa, type ResultPromise } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -142,6 +143,71 @@ describe('the agent gateway (orange monitor answering agents over a Unix socket)
     const served = (await logLines(box)).filter((l) => l.msg === 'agent call served' && l.command === 'task section set' && l.exit === 0).length;
     // The raw own-section call and the agent's first one were served; the last went to the CLI.
     expect(served).toBe(2);
+  }, 120_000);
+
+  it("serves a person's scripted create and merge, refuses a merge it cannot ask about as the CLI does, and leaves a caller with other git variables to its own CLI", async () => {
+    box = await Sandbox.create();
+    monitor = startMonitor(box);
+    await waitForGateway(box);
+    const servedPerson = async () => (await logLines(box!)).filter((l) => l.msg === "person's call served").map((l) => `${String(l.command)} → ${String(l.exit)}`);
+    const first = await box.createTask(['gateway/person-1', 'Created by a script']);
+    const second = await box.createTask(['gateway/person-2', 'Merged by a script with another committer']);
+    expect(await servedPerson()).toEqual(['task create → 0', 'task create → 0']);
+    await box.waitForStatus(first, 'reviewing', 60_000);
+    await box.waitForStatus(second, 'reviewing', 60_000);
+
+    // No terminal to ask on: refused exactly as the CLI refuses it, and nothing changes.
+    const unconfirmed = await box.orange(['task', 'merge', first]);
+    expect(unconfirmed.code).toBe(1);
+    expect(unconfirmed.stderr).toMatch(/^orange: .*needs confirmation and there is no terminal to ask; pass --yes$/);
+    expect((await box.task(first)).meta.status).toBe('reviewing');
+    const merged = await box.orange(['task', 'merge', first, '--yes', '--strategy', 'merge']);
+    expect(merged, JSON.stringify(merged)).toMatchObject({ code: 0 });
+    await box.waitForStatus(first, 'done');
+
+    // Another committer than the monitor's: its merge must commit as that person, so the CLI runs it.
+    const other = await box.orange(['task', 'merge', second, '--yes', '--strategy', 'merge'], { env: { GIT_COMMITTER_NAME: 'Someone Else' } });
+    expect(other, JSON.stringify(other)).toMatchObject({ code: 0 });
+    await box.waitForStatus(second, 'done');
+    expect(await box.git(box.origin, 'log', '-1', '--format=%cn', 'main')).toBe('Someone Else');
+    expect(await servedPerson()).toEqual(['task create → 0', 'task create → 0', 'task merge → 1', 'task merge → 0']);
+
+    // The people's socket is not an agent's way around its own: a call with an identity is refused.
+    const withIdentity = await rawCall(box.paths.peopleSocket, { v: 1, cwd: box.repo, stdin: '', pid: process.pid, argv: ['task', 'cancel', first, '--yes'], env: { ORANGE_SPAWN_ID: 'x', ORANGE_AGENT_SECRET: 'y', ORANGE_TASK_ID: first, ORANGE_PROJECT: 'demo' } });
+    expect(withIdentity.exit).toBe(1);
+    expect(withIdentity.stderr).toMatch(/goes to the agents' socket/);
+  }, 120_000);
+
+  it("serves a project's agents from a monitor started outside it, with the project's config, loaded again once edited; a person's call from outside every project, and one the server refers back, keep their standard input", async () => {
+    box = await Sandbox.create();
+    // Started in the sandbox's folder, not the repository: its own config search starts elsewhere.
+    monitor = execa(process.execPath, [CLI, 'monitor', '--interval', '1000'], { cwd: box.dir, env: box.env, extendEnv: false, reject: false, all: true });
+    await waitForGateway(box);
+    const id = await box.createTask(['gateway/outside', 'Served from a monitor started outside the project'], 'agent.pace: 300');
+    await box.waitForStatus(id, 'working', 60_000);
+    // The config edited mid-run: the next calls load it again (and must not wait on each other).
+    const config = join(box.dir, 'orange.config.mjs');
+    const later = new Date(Date.now() + 5_000);
+    await utimes(config, later, later);
+    await box.waitForStatus(id, 'reviewing', 60_000);
+    const served = (await logLines(box)).filter((l) => l.msg === 'agent call served' && l.task === id && l.exit === 0);
+    expect(served.length, JSON.stringify(await logLines(box))).toBeGreaterThanOrEqual(2);
+
+    // From outside every registered project: referred back, the CLI runs it, with its standard input.
+    const outside = await box.orange(['task', 'create', 'gateway/from-outside', 'Created from outside', '--project', 'demo', '--context', '-', '--json'], { cwd: box.dir, input: 'context read by the client first\n' });
+    expect(outside, JSON.stringify(outside)).toMatchObject({ code: 0 });
+    const created = JSON.parse(outside.stdout).task.id as string;
+    expect((await box.task(created)).body).toMatch(/## Context\n+context read by the client first/);
+    // Another committer than the monitor's: referred back too, and the context still arrives.
+    const other = await box.orange(['task', 'create', 'gateway/other-env', 'Created with another committer', '-c', '-', '--json'], { input: 'context after a referral\n', env: { GIT_COMMITTER_NAME: 'Someone Else' } });
+    expect(other, JSON.stringify(other)).toMatchObject({ code: 0 });
+    expect((await box.task(JSON.parse(other.stdout).task.id as string)).body).toMatch(/## Context\n+context after a referral/);
+    expect((await logLines(box)).filter((l) => l.msg === "person's call served" && l.command === 'task create').length).toBe(1);
+
+    // An identity whose names are a path in disguise is no identity.
+    const disguised = await rawCall(box.paths.gatewaySocket, { v: 1, cwd: box.repo, stdin: '', pid: process.pid, argv: ['task', 'show'], env: { ORANGE_PROJECT: '../workspaces', ORANGE_TASK_ID: 'demo--1', ORANGE_SPAWN_ID: 'x', ORANGE_AGENT_SECRET: 'y' } });
+    expect(disguised.exit).toBe(1);
+    expect(disguised.stderr).toMatch(/is not one Orange gave/);
   }, 120_000);
 
   it('leaves agents to the CLI when no monitor runs or its socket is stale, and a new monitor takes the stale socket over', async () => {

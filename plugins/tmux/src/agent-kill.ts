@@ -72,7 +72,7 @@ function handOffKill(ctx: ActionContext, setup: KillSetup, windows: readonly str
   const origin = callOrigin();
   if (origin.ended && setup.callerPid === undefined) {
     const task = ctx.task.meta.id;
-    void origin.ended.then(async () => {
+    const kill = origin.ended.then(async () => {
       for (const window of windows) {
         await killVerified(client, 'window', window, setup.timings).then(
           () => ctx.log.info('own window killed after the served call ended', { task, window, caller: origin.pid }),
@@ -80,6 +80,9 @@ function handOffKill(ctx: ActionContext, setup: KillSetup, windows: readonly str
         );
       }
     });
+    // The server waits for it before it stops: a window must not outlive a monitor stopped mid-way.
+    if (origin.keep) origin.keep(kill);
+    else void kill;
     return;
   }
   const after = setup.callerPid ?? origin.pid;

@@ -5,7 +5,7 @@ import { Command } from '@oclif/core/command';
 import * as Errors from '@oclif/core/errors';
 import * as Flags from '@oclif/core/flags';
 import { blockText, callerOf, checkAgentWrite, identityClaim, isOrangeError, OrangeError, terminalJson, type Caller, type NotificationDelivery, type Orange } from '@orange/core';
-import { callerPlace, servedCall, setExitCode, writeStdout } from '../gateway/served-call.js';
+import { callerPlace, servedCall, setExitCode, writeStderr, writeStdout } from '../gateway/served-call.js';
 import { EXIT_REFUSED, EXIT_USAGE, writeError } from './error-output.js';
 
 /**
@@ -97,7 +97,12 @@ export abstract class OrangeCommand extends Command {
   protected async orangeFor(cwd: string, delivery: NotificationDelivery = this.notificationDelivery): Promise<Orange> {
     // A served call runs on the server's Orange: its config and plugins are loaded already.
     const served = servedCall();
-    if (served) return served.orangeFor(cwd);
+    if (served) return served.orange();
+    return this.buildOrange(cwd, delivery);
+  }
+
+  /** A new Orange on the config found from `cwd` (what `orangeFor` builds outside a served call). */
+  protected async buildOrange(cwd: string, delivery: NotificationDelivery): Promise<Orange> {
     const [{ Orange, OrangePaths, loadConfig }, { defaultPlugins }, { sharedModules }] = await Promise.all([
       import('@orange/core'),
       import('../startup/default-plugins.js'),
@@ -180,7 +185,7 @@ export abstract class OrangeCommand extends Command {
     this.parsed = true;
     if (error instanceof Errors.ExitError) throw error;
     const { message, code, exit } = describe(error);
-    if (process.env.ORANGE_DEBUG === '1' && error.stack) process.stderr.write(`${error.stack}\n`);
+    if (callerPlace().env.ORANGE_DEBUG === '1' && error.stack) writeStderr(`${error.stack}\n`);
     writeError(message, code, this.json);
     setExitCode(exit);
     // A config that never finished loading may still hold timers or sockets open: the answer is
@@ -197,7 +202,7 @@ function describe(error: Error): { message: string; code: string; exit: number }
     // oclif's parse errors (unknown flag, missing argument, bad option value) are usage errors.
     return { message: oneLine(error.message.replace(/\s*See more help with --help\s*$/, '')), code: 'E_USAGE', exit: EXIT_USAGE };
   }
-  const hint = process.env.ORANGE_DEBUG === '1' ? '' : ' (set ORANGE_DEBUG=1 for the stack)';
+  const hint = callerPlace().env.ORANGE_DEBUG === '1' ? '' : ' (set ORANGE_DEBUG=1 for the stack)';
   return { message: `unexpected error: ${oneLine(error.message)}${hint}`, code: 'E_INTERNAL', exit: EXIT_REFUSED };
 }
 

@@ -47,13 +47,13 @@ export async function resolveTask(orange: Orange, id: string | undefined, projec
 
 /** Like `resolveTask`, without reading TASK.md (for `repair`, which must reach a task whose file is forged). */
 export async function resolveTaskRef(orange: Orange, id: string | undefined, project: string | undefined, at: Whereabouts = here()): Promise<TaskRef> {
-  const served = servedCall();
-  // A call the gateway serves reaches its caller's own task and no other (a container's agent has only the socket).
-  if (served) {
-    if ((id !== undefined && id !== served.task.id) || (project !== undefined && project !== served.task.project)) {
-      throw new OrangeError('E_FORBIDDEN', `an agent's call through the gateway reaches only its own task (${served.task.id}), not ${id ?? `project ${project ?? ''}`}`);
+  const own = servedCall()?.task;
+  // An agent's call the gateway serves reaches its own task and no other (a container's agent has only the socket).
+  if (own) {
+    if ((id !== undefined && id !== own.id) || (project !== undefined && project !== own.project)) {
+      throw new OrangeError('E_FORBIDDEN', `an agent's call through the gateway reaches only its own task (${own.id}), not ${id ?? `project ${project ?? ''}`}`);
     }
-    return served.task;
+    return own;
   }
   if (id) return project ? { project, id } : orange.store.locate(id);
   const ref = (await taskRefFromDirectory(orange, at.cwd)) ?? taskRefFromEnv(at.env);

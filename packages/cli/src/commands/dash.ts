@@ -39,7 +39,7 @@ export default class Dash extends OrangeCommand {
     // Loaded here only: ink and react must not slow down the commands agents call.
     const { openDashboard } = await dashboard;
     // Agents' calls are answered here while it is open (unless another Orange serves them already).
-    const gateway = await startGateway(this.config, orange, await this.configDir(), (cwd) => this.orangeFor(cwd, 'in-process'));
+    const gateway = await startGateway(this.config, orange, await this.configDir(), (cwd) => this.buildOrange(cwd, 'in-process'));
     try {
       await openDashboard({ orange, project, exitOnAttach: flags['exit-on-attach'], pollIntervalMs: flags.interval });
     } finally {

@@ -51,7 +51,7 @@ export default class MonitorCommand extends OrangeCommand {
     const stop = new AbortController();
     const offSignals = onSignals(['SIGINT', 'SIGTERM'], () => stop.abort());
     const dir = await this.configDir();
-    const serve = () => startGateway(this.config, orange, dir, (cwd) => this.orangeFor(cwd, 'in-process'));
+    const serve = () => startGateway(this.config, orange, dir, (cwd) => this.buildOrange(cwd, 'in-process'));
     let gateway = flags.gateway ? await serve() : null;
     // A dashboard that served agents when this monitor started may have closed since: take over then.
     let taking: Promise<void> | null = null;

@@ -1,42 +1,56 @@
 import { stat } from 'node:fs/promises';
-import { configSearchStart, type Orange } from '@orange/core';
+import type { Orange } from '@orange/core';
+import { outsideCalls } from './served-call.js';
 
 interface Entry {
-  readonly orange: Promise<Orange>;
-  /** The loaded config file's modification time when it was loaded (null: the built-in config). */
-  readonly mtimeMs: number | null;
+  /** The Orange and its config file's modification time when it was loaded (null: the built-in config, or no such file). */
+  readonly loaded: Promise<{ readonly orange: Orange; readonly mtimeMs: number | null }>;
 }
 
 async function mtimeOf(file: string | null): Promise<number | null> {
   return file === null ? null : stat(file).then((s) => s.mtimeMs, () => null);
 }
 
+/** How many configs a server keeps loaded at once (the least recently used goes first). */
+const KEPT = 16;
+
 /**
- * Orange instances for a long-running process's served calls, one per place a config search
- * starts (a project's directory; a worktree maps to its project's). A config edited since it was
- * loaded is loaded again on the next call, as a new CLI process would.
+ * Orange instances for a long-running process's served calls, one per directory a config search
+ * starts from (the server decides which: a project's). A config edited since it was loaded is
+ * loaded again on the next call, as a new CLI process would. Instances are built outside any
+ * served call: they are shared, and no one call's environment is theirs.
  */
-export function orangeCache(own: Orange, ownDir: string, build: (cwd: string) => Promise<Orange>): (cwd: string) => Promise<Orange> {
+export function orangeCache(own: Orange, ownDir: string, build: (dir: string) => Promise<Orange>): (dir: string) => Promise<Orange> {
   const entries = new Map<string, Entry>();
-  const seeded = configSearchStart(ownDir, own.paths).then(async (dir) => {
-    entries.set(dir, { orange: Promise.resolve(own), mtimeMs: await mtimeOf(own.configFile) });
-  });
-  return async (cwd) => {
-    await seeded;
-    const dir = await configSearchStart(cwd, own.paths);
-    const entry = entries.get(dir);
-    if (entry) {
-      const orange = await entry.orange.catch(() => null);
-      if (orange && (await mtimeOf(orange.configFile)) === entry.mtimeMs) return orange;
-    }
-    const orange = build(dir);
+  const load = (dir: string): Entry => {
+    const loaded = outsideCalls(() => build(dir)).then(async (orange) => ({ orange, mtimeMs: await mtimeOf(orange.configFile) }));
+    const entry = { loaded };
     // A config that fails to load is not kept: the next call tries again (and reports the error).
-    entries.set(dir, { orange, mtimeMs: null });
-    const built = await orange.catch((error: unknown) => {
-      entries.delete(dir);
-      throw error;
-    });
-    entries.set(dir, { orange, mtimeMs: await mtimeOf(built.configFile) });
-    return built;
+    loaded.catch(() => entries.get(dir) === entry && entries.delete(dir));
+    return entry;
+  };
+  entries.set(ownDir, { loaded: mtimeOf(own.configFile).then((mtimeMs) => ({ orange: own, mtimeMs })) });
+  return async (dir) => {
+    let entry = entries.get(dir);
+    if (entry) {
+      const { orange, mtimeMs } = await entry.loaded.catch(() => ({ orange: null, mtimeMs: null }));
+      if (orange === null || (await mtimeOf(orange.configFile)) !== mtimeMs) {
+        // Edited (or failed): whoever sees it first loads it again; the others wait for that load.
+        if (entries.get(dir) === entry) entries.set(dir, load(dir));
+        entry = entries.get(dir);
+      }
+    }
+    if (!entry) {
+      entry = load(dir);
+      entries.set(dir, entry);
+    }
+    // Most recently used last; the oldest beyond KEPT is let go (the server's own stays).
+    entries.delete(dir);
+    entries.set(dir, entry);
+    for (const key of entries.keys()) {
+      if (entries.size <= KEPT) break;
+      if (key !== ownDir) entries.delete(key);
+    }
+    return (await entry.loaded).orange;
   };
 }

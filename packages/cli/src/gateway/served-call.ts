@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Orange } from '@orange/core';
+import { withoutCallOrigin, type Orange } from '@orange/core';
 
 /**
  * A command run by the agent gateway on an agent's behalf, inside the long-running Orange: its
@@ -10,10 +10,10 @@ export interface ServedCall {
   readonly cwd: string;
   readonly env: NodeJS.ProcessEnv;
   readonly stdin: string;
-  /** The task the caller's identity names: a served call reaches no other. */
-  readonly task: { readonly project: string; readonly id: string };
-  /** The server's Orange for a config searched from `cwd`. */
-  readonly orangeFor: (cwd: string) => Promise<Orange>;
+  /** The task an agent's identity names (a call it makes reaches no other); null for a person's call. */
+  readonly task: { readonly project: string; readonly id: string } | null;
+  /** The server's Orange for this call: the config of its project, chosen by the server, not by the caller's directory. */
+  readonly orange: () => Promise<Orange>;
   stdout: string;
   stderr: string;
   exitCode: number;
@@ -29,6 +29,11 @@ export function servedCall(): ServedCall | undefined {
 /** Runs `fn` (and everything it awaits) as `call`. */
 export function serve<T>(call: ServedCall, fn: () => Promise<T>): Promise<T> {
   return calls.run(call, fn);
+}
+
+/** Runs `fn` as the server's own work, whatever call is being served (an Orange every call will share, being built). */
+export function outsideCalls<T>(fn: () => Promise<T>): Promise<T> {
+  return calls.exit(() => withoutCallOrigin(fn));
 }
 
 /** Writes to the caller's standard output: the served call's, else this process's. */

@@ -1,7 +1,7 @@
 import { OrangeError } from '../errors/index.js';
 import { TASK_ID_VARIABLE } from '../process/index.js';
-import type { TaskStore } from '../store/index.js';
-import type { AgentRole } from '../task/index.js';
+import { projectNameProblem, type TaskStore } from '../store/index.js';
+import { TASK_ID_PATTERN, type AgentRole } from '../task/index.js';
 
 /** The variable an agent's secret travels in (the spawn id in `ORANGE_SPAWN_ID`, its task in `ORANGE_TASK_ID` and `ORANGE_PROJECT`). */
 export const AGENT_SECRET_VARIABLE = 'ORANGE_AGENT_SECRET';
@@ -47,7 +47,9 @@ export async function callerOf(env: NodeJS.ProcessEnv, store: TaskStore): Promis
   if (claim === 'partial') {
     throw new OrangeError('E_FORBIDDEN', `this call carries part of an agent's identity (${TASK_ID_VARIABLE}, ${PROJECT_VARIABLE}, ${SPAWN_VARIABLE}, ${AGENT_SECRET_VARIABLE}) but not all of it; nothing was changed`);
   }
-  const role = await store.identities.verify(claim.project, claim.id, claim.spawn, claim.secret).catch(() => null);
+  // Names that are no task's (a path in disguise) are nobody's identity: never looked up.
+  const named = projectNameProblem(claim.project) === null && TASK_ID_PATTERN.test(claim.id);
+  const role = named ? await store.identities.verify(claim.project, claim.id, claim.spawn, claim.secret).catch(() => null) : null;
   if (role === null) {
     throw new OrangeError('E_FORBIDDEN', `this call's agent identity (task ${claim.id}, spawn ${claim.spawn}) is not one Orange gave; nothing was changed`);
   }

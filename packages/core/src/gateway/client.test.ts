@@ -3,8 +3,8 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { exchange, gatewayRequest, gatewaySocketFor } from './client.js';
-import { GATEWAY_VERSION, type GatewayRequest } from './protocol.js';
+import { exchange, gatewayCaller, gatewayRequest, gatewaySocketFor } from './client.js';
+import { environmentDifference, GATEWAY_VERSION, type GatewayRequest } from './protocol.js';
 
 const agent = { ORANGE_AGENT_SECRET: 's3cret', ORANGE_TASK_ID: 'abc', ORANGE_PROJECT: 'app', ORANGE_SPAWN_ID: 'sp1', ORANGE_HOME: '/h' };
 
@@ -58,8 +58,36 @@ describe('gatewayRequest', () => {
     expect(await gatewayRequest(['task', 'section', 'set', 'Plan', '--file', dir], agent, dir, noStdin)).toBeNull();
   });
 
-  it('finds the socket under ORANGE_HOME', () => {
+  it("compares two environments but for a shell's own variables", () => {
+    expect(environmentDifference({ PATH: '/bin', PWD: '/a', TERM: 'x' }, { PATH: '/bin', PWD: '/b' })).toBeNull();
+    expect(environmentDifference({ PATH: '/bin', GIT_COMMITTER_NAME: 'Ann' }, { PATH: '/bin' })).toBe('GIT_COMMITTER_NAME');
+    expect(environmentDifference({ ORANGE_TMUX_SOCKET: 'a' }, { ORANGE_TMUX_SOCKET: 'b' })).toBe('ORANGE_TMUX_SOCKET');
+  });
+
+  it('finds each socket under ORANGE_HOME', () => {
     expect(gatewaySocketFor({ ORANGE_HOME: '/srv/orange' })).toBe('/srv/orange/gateway/agents.sock');
+    expect(gatewaySocketFor({ ORANGE_HOME: '/srv/orange' }, 'person')).toBe('/srv/orange/run/people.sock');
+  });
+
+  it('takes an agent by its secret; a person only without any part of an identity and without a terminal', () => {
+    expect(gatewayCaller(agent, true)).toBe('agent');
+    expect(gatewayCaller({}, false)).toBe('person');
+    expect(gatewayCaller({}, true)).toBeNull();
+    expect(gatewayCaller({ ORANGE_SPAWN_ID: 'sp1' }, false)).toBeNull();
+  });
+
+  it("serves a person's script its fleet commands with its whole environment but the shell's, and standard input for --context - and -c -", async () => {
+    const env = { PATH: '/bin', HOME: '/home/x', GIT_AUTHOR_NAME: 'Ann', ANTHROPIC_API_KEY: 'k', ORANGE_HOME: '/h', PWD: '/somewhere', SHLVL: '2', TERM: 'xterm' };
+    const request = await gatewayRequest(['task', 'create', 'fix/x', 'Fix it', '--context', '-'], env, dir, () => Promise.resolve('the context'), 'person');
+    expect(request).toMatchObject({ argv: ['task', 'create', 'fix/x', 'Fix it', '--context', '-'], env: { PATH: '/bin', HOME: '/home/x', GIT_AUTHOR_NAME: 'Ann', ANTHROPIC_API_KEY: 'k', ORANGE_HOME: '/h' }, stdin: 'the context' });
+    expect(Object.keys(request?.env ?? {})).not.toContain('PWD');
+    expect(Object.keys(request?.env ?? {})).not.toContain('TERM');
+    for (const form of [['-c', '-'], ['-c=-'], ['--context=-']]) {
+      expect((await gatewayRequest(['task', 'create', 'fix/x', 'Fix it', ...form], env, dir, () => Promise.resolve('in'), 'person'))?.stdin, form.join(' ')).toBe('in');
+    }
+    expect((await gatewayRequest(['task', 'merge', 'abc', '--yes'], env, dir, noStdin, 'person'))?.stdin).toBe('');
+    expect(await gatewayRequest(['task', 'update', '--status', 'working'], env, dir, noStdin, 'person')).toBeNull();
+    expect(await gatewayRequest(['project', 'add', '.'], env, dir, noStdin, 'person')).toBeNull();
   });
 });
 

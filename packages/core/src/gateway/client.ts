@@ -2,12 +2,26 @@ import { readFileSync, statSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { GATEWAY_SOCKET, GATEWAY_VERSION, requestEnv, servedWords, type GatewayReply, type GatewayRequest } from './protocol.js';
+import { isatty } from 'node:tty';
+import { GATEWAY_SOCKETS, GATEWAY_VERSION, REQUEST_MAX_BYTES, requestEnv, servedWords, type GatewayCaller, type GatewayReply, type GatewayRequest } from './protocol.js';
 
-/** Where the gateway listens for this environment's Orange home (as OrangePaths.fromEnv finds the home). */
-export function gatewaySocketFor(env: NodeJS.ProcessEnv): string {
+/** Where the gateway listens for `caller` under this environment's Orange home (as OrangePaths.fromEnv finds the home). */
+export function gatewaySocketFor(env: NodeJS.ProcessEnv, caller: GatewayCaller = 'agent'): string {
   const home = env.ORANGE_HOME && env.ORANGE_HOME.trim() !== '' ? env.ORANGE_HOME : join(homedir(), 'orange');
-  return join(resolve(home), ...GATEWAY_SOCKET);
+  return join(resolve(home), ...GATEWAY_SOCKETS[caller]);
+}
+
+const IDENTITY_PARTS = ['ORANGE_AGENT_SECRET', 'ORANGE_SPAWN_ID'];
+
+/**
+ * Who would make this call through a gateway: an agent (it carries a secret), a person's script
+ * (no identity, and no terminal on standard input: a person at a terminal runs the CLI, which
+ * may ask them things), or nobody (null: the CLI runs it).
+ */
+export function gatewayCaller(env: NodeJS.ProcessEnv, stdinIsTerminal: boolean): GatewayCaller | null {
+  if (env.ORANGE_AGENT_SECRET) return 'agent';
+  if (IDENTITY_PARTS.some((name) => env[name]) || stdinIsTerminal) return null;
+  return 'person';
 }
 
 /** What a call through the gateway came to: its reply, or why the CLI must carry it out itself. */
@@ -74,12 +88,20 @@ const SECTION_MAX_BYTES = 1024 * 1024;
  * unreadable `--file`). A `--file PATH` is read here and sent as standard input: the server reads
  * no file for a caller (a container's paths are not its own).
  */
-export async function gatewayRequest(argv: readonly string[], env: NodeJS.ProcessEnv, cwd: string, stdin: () => Promise<string>): Promise<GatewayRequest | null> {
-  if (!env.ORANGE_AGENT_SECRET) return null;
-  const words = servedWords(argv);
+export async function gatewayRequest(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  stdin: () => Promise<string>,
+  caller: GatewayCaller | null = gatewayCaller(env, false),
+): Promise<GatewayRequest | null> {
+  if (caller === null) return null;
+  const words = servedWords(argv, caller);
   if (!words || argv.includes('--help') || argv.includes('-h')) return null;
   const args = [...argv];
   let input = '';
+  const contextFromStdin = (arg: string, i: number) => ['--context=-', '-c=-', '-c-'].includes(arg) || ((arg === '--context' || arg === '-c') && args[i + 1] === '-');
+  if (words[1] === 'create' && args.some(contextFromStdin)) input = await stdin();
   if (words[1] === 'section') {
     let wantsStdin = false;
     for (let i = words.length; i < args.length; i++) {
@@ -100,7 +122,7 @@ export async function gatewayRequest(argv: readonly string[], env: NodeJS.Proces
     }
     if (wantsStdin) input = await stdin();
   }
-  return { v: GATEWAY_VERSION, argv: args, cwd, env: requestEnv(env), stdin: input, pid: process.pid };
+  return { v: GATEWAY_VERSION, argv: args, cwd, env: requestEnv(env, caller), stdin: input, pid: process.pid };
 }
 
 function readSmallFile(file: string, cwd: string): string | null {
@@ -120,30 +142,43 @@ async function readAll(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** What a call through the gateway came to: its exit code, or the CLI must run it (given the standard input already read, if any). */
+export type GatewayCall = { readonly exit: number } | { readonly stdin: string | null };
+
 /**
- * Runs an agent's `orange …` through a long-running Orange's gateway: prints the reply and returns
- * the exit code, or returns null when the CLI must run the command itself (no gateway, or a call
- * it does not serve). A request cut off after it was sent is not sent again (it may have been
- * carried out): the caller is told so, with exit 1.
+ * The standard input a call read before it fell back to the CLI: `bin/run.js` leaves it here, and
+ * the CLI's `readStdin` takes it instead of the (already drained) stream.
  */
-export async function callGateway(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<number | null> {
-  if (!env.ORANGE_AGENT_SECRET || servedWords(argv) === null) return null;
-  // Connected first: standard input is read only for a gateway that will take it (else the CLI reads it).
-  const conn = await openGateway(gatewaySocketFor(env));
-  if (conn === null) return null;
-  const request = await gatewayRequest(argv, env, process.cwd(), readAll);
-  if (request === null) {
+export const BUFFERED_STDIN = Symbol.for('orange.stdin');
+
+/**
+ * Runs an agent's (or a person's script's) `orange …` through a long-running Orange's gateway:
+ * prints the reply and returns its exit code, or says the CLI must run the command itself (no
+ * gateway, a call it does not serve or refers back, a request too large to send). A request cut
+ * off after it was sent is not sent again (it may have been carried out): the caller is told so,
+ * with exit 1.
+ */
+export async function callGateway(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<GatewayCall> {
+  const caller = gatewayCaller(env, isatty(0));
+  if (caller === null || servedWords(argv, caller) === null) return { stdin: null };
+  // Connected first: standard input is read only for a gateway that listens.
+  const conn = await openGateway(gatewaySocketFor(env, caller));
+  if (conn === null) return { stdin: null };
+  let read: string | null = null;
+  const request = await gatewayRequest(argv, env, process.cwd(), async () => (read = await readAll()), caller);
+  if (request === null || Buffer.byteLength(JSON.stringify(request)) > REQUEST_MAX_BYTES) {
     conn.destroy();
-    return null;
+    return { stdin: read };
   }
   const outcome = await exchangeOn(conn, request);
-  if (outcome.kind === 'absent') return null;
+  // Nothing was done: the CLI carries the call out itself.
+  if (outcome.kind === 'absent' || (outcome.kind === 'reply' && 'refer' in outcome.reply)) return { stdin: read };
   if (outcome.kind === 'cut' || !('exit' in outcome.reply)) {
     const reason = outcome.kind === 'cut' ? outcome.reason : 'it answered out of turn';
-    process.stderr.write(`orange: the Orange serving agents' calls stopped answering (${reason}); the call may or may not have been carried out: check with orange task show\n`);
-    return 1;
+    process.stderr.write(`orange: the Orange serving this call stopped answering (${reason}); the call may or may not have been carried out: check with orange task show\n`);
+    return { exit: 1 };
   }
   process.stdout.write(outcome.reply.stdout);
   process.stderr.write(outcome.reply.stderr);
-  return outcome.reply.exit;
+  return { exit: outcome.reply.exit };
 }

@@ -13,6 +13,8 @@ export interface CallOrigin {
   readonly pid: number;
   /** Resolves once the caller has gone (a served call's connection closed); null for this process. */
   readonly ended: Promise<void> | null;
+  /** Work that outlives the call (a window closed after it hung up), for its server to wait for before stopping. */
+  readonly keep?: (work: Promise<unknown>) => void;
 }
 
 const served = new AsyncLocalStorage<CallOrigin>();
@@ -25,4 +27,9 @@ export function callOrigin(): CallOrigin {
 /** Runs `fn` (and everything it awaits) as the call from `origin`. */
 export function withCallOrigin<T>(origin: CallOrigin, fn: () => Promise<T>): Promise<T> {
   return served.run(origin, fn);
+}
+
+/** Runs `fn` as this process's own work, whatever call is being served (a shared Orange being built). */
+export function withoutCallOrigin<T>(fn: () => T): T {
+  return served.exit(fn);
 }

@@ -62,6 +62,11 @@ export class OrangePaths {
     return join(this.home, 'gateway', 'agents.sock');
   }
 
+  /** The socket the same Orange answers a person's scripted calls on (`task create`, `task merge`, …); never given to an agent. */
+  get peopleSocket(): string {
+    return join(this.home, 'run', 'people.sock');
+  }
+
   /** Who runs the monitor's poll or stands by to (`orange monitor`, dashboards), with each one's scope. */
   get monitorLeaseFile(): string {
     return join(this.home, 'run', 'monitor.json');

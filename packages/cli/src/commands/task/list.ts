@@ -4,6 +4,7 @@ import { OrangeCommand } from '../../command/base-command.js';
 import { projectFlag } from '../../command/flags.js';
 import { inferProject } from '../../command/locate.js';
 import { agents, clip, table } from '../../output/render.js';
+import { writeStderr } from '../../gateway/served-call.js';
 
 /** What `task list` flags about one task beyond its fields. */
 interface TaskFlags {
@@ -62,7 +63,7 @@ export default class TaskList extends OrangeCommand {
       if (dead.length > 0 || task.tampered.length > 0 || attention) flagsOf.set(task.meta.id, { tampered: task.tampered, dead, ...(attention ? { attention } : {}) });
     }
     const sorted = rows.map((r) => r.task);
-    for (const u of unreadable) process.stderr.write(`${inlineText(`warning: task ${u.project}/${u.id} is unreadable: ${u.error}`)}\n`);
+    for (const u of unreadable) writeStderr(`${inlineText(`warning: task ${u.project}/${u.id} is unreadable: ${u.error}`)}\n`);
     this.emit({ tasks: sorted.map((t) => t.meta), flags: Object.fromEntries(flagsOf), unreadable }, () => {
       if (sorted.length === 0) {
         this.log(scope ? `no tasks in ${scope}` : 'no tasks');

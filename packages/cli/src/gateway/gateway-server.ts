@@ -1,15 +1,18 @@
-import { chmod, lstat, mkdir, unlink } from 'node:fs/promises';
+import { chmod, lstat, mkdir, realpath, unlink } from 'node:fs/promises';
 import { createServer, connect, type Server, type Socket } from 'node:net';
-import { dirname } from 'node:path';
+import { dirname, relative, sep } from 'node:path';
 import type { Config } from '@oclif/core/config';
 import {
   callerOf,
+  configSearchStart,
+  environmentDifference,
   GATEWAY_VERSION,
   identityClaim,
   OrangeError,
   REQUEST_MAX_BYTES,
   servedWords,
   withCallOrigin,
+  type GatewayCaller,
   type GatewayReply,
   type GatewayRequest,
   type Logger,
@@ -35,28 +38,42 @@ export interface GatewayHost {
   readonly config: Config;
   /** The host's own Orange: its store checks identities, its paths place the socket. */
   readonly orange: Orange;
-  /** An Orange for the config searched from `cwd` (the host caches them). */
-  readonly orangeFor: (cwd: string) => Promise<Orange>;
+  /** An Orange for the config searched from `dir` (the host caches them). */
+  readonly orangeFor: (dir: string) => Promise<Orange>;
 }
 
+/** Connections open at once; more wait in the kernel's queue (the caller's connect succeeds, its request waits). */
+const MAX_CONNECTIONS = 128;
+/** How long a connection may take to send its request line. */
+const REQUEST_TIMEOUT_MS = 10_000;
+
 /**
- * Answers agents' calls (`task update`, `task section set`, `task show`, exit reports) for a
- * long-running Orange, over a Unix socket under `$ORANGE_HOME/gateway/`: a call costs the agent a
- * small client instead of a whole CLI start (config, plugins). Only a call carrying an agent
- * identity Orange gave is served, and only for that agent's own task (docs/architecture.md).
+ * One socket of a long-running Orange's gateway (docs/architecture.md, "The gateway"): a call
+ * costs its caller a small client instead of a whole CLI start (config, plugins). The agents'
+ * socket answers agents' own calls (`task update`, `task section set`, `task show`, exit reports),
+ * only with an identity Orange gave and only for that agent's own task. The people's socket
+ * answers a person's scripted fleet commands (`task create`, `task merge`, …), only without any
+ * agent identity, and only when this process sees the same variables git and gh would.
  */
-export class AgentGateway {
+export class GatewayServer {
   private server: Server | null = null;
+  /** The socket file this server made (device and inode): only that one is removed when it stops. */
+  private made: { dev: number; ino: number } | null = null;
   private readonly open = new Set<Socket>();
   private readonly running = new Set<Promise<unknown>>();
+  /** Work calls left behind (their own window, closed once they hung up). */
+  private readonly kept = new Set<Promise<unknown>>();
   private readonly log: Logger;
 
-  constructor(private readonly host: GatewayHost) {
+  constructor(
+    private readonly host: GatewayHost,
+    readonly caller: GatewayCaller,
+  ) {
     this.log = host.orange.log.child('gateway');
   }
 
   get socketPath(): string {
-    return this.host.orange.paths.gatewaySocket;
+    return this.caller === 'agent' ? this.host.orange.paths.gatewaySocket : this.host.orange.paths.peopleSocket;
   }
 
   /**
@@ -77,9 +94,12 @@ export class AgentGateway {
       if (error === null) {
         // Same user only: the folder is the user's, and so is the socket.
         await chmod(path, 0o600);
+        server.maxConnections = MAX_CONNECTIONS;
+        const info = await lstat(path);
+        this.made = { dev: info.dev, ino: info.ino };
         server.on('error', (e) => this.log.error('gateway error', { error: e.message }));
         this.server = server;
-        this.log.info('gateway listening', { socket: path });
+        this.log.info('gateway listening', { socket: path, callers: this.caller });
         return true;
       }
       if (error.code !== 'EADDRINUSE' || attempt > 0) {
@@ -103,11 +123,27 @@ export class AgentGateway {
     this.server = null;
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     await Promise.allSettled([...this.running]);
+    // Hung up on, the callers' windows are closed now; that is waited for too.
     for (const socket of this.open) socket.destroy();
+    await Promise.allSettled([...this.kept]);
     await closed;
     // A socket file another Orange made since (after ours was taken for stale) is not ours to remove.
     const info = await lstat(this.socketPath).catch(() => null);
-    if (info?.isSocket()) await unlink(this.socketPath).catch(() => undefined);
+    if (info && this.made && info.dev === this.made.dev && info.ino === this.made.ino) await unlink(this.socketPath).catch(() => undefined);
+  }
+
+  /** Where a served call's config is searched from: its agent's project, or the registered project a person calls from; null for none. */
+  private async configDir(task: { readonly project: string } | null, cwd: string): Promise<string | null> {
+    const projects = await this.host.orange.projects.list();
+    if (task) return projects.find((p) => p.name === task.project)?.path ?? null;
+    const start = await configSearchStart(cwd, this.host.orange.paths);
+    const real = await realpath(start).catch(() => start);
+    for (const project of projects) {
+      const root = await realpath(project.path).catch(() => project.path);
+      const inside = relative(root, real);
+      if (inside === '' || (!inside.startsWith(`..${sep}`) && inside !== '..' && !inside.startsWith(sep))) return start;
+    }
+    return null;
   }
 
   private accept(socket: Socket): void {
@@ -115,13 +151,18 @@ export class AgentGateway {
     const ended = new Promise<void>((resolve) => socket.once('close', () => resolve()));
     void ended.then(() => this.open.delete(socket));
     socket.on('error', () => undefined);
+    // A caller that never finishes its request is let go (it holds a connection of the few there are).
+    socket.setTimeout(REQUEST_TIMEOUT_MS, () => socket.destroy());
     let buffered = '';
     socket.setEncoding('utf8');
     const onData = (chunk: string) => {
+      // Only the new part is searched: a request arrives in many chunks.
+      const newline = chunk.indexOf('\n');
+      const end = newline < 0 ? -1 : buffered.length + newline;
       buffered += chunk;
-      const end = buffered.indexOf('\n');
       if (end < 0 && buffered.length <= REQUEST_MAX_BYTES) return;
       socket.off('data', onData);
+      socket.setTimeout(0);
       const line = end < 0 ? null : buffered.slice(0, end);
       const work = this.handle(socket, line, ended).catch((error: unknown) => {
         this.log.error('gateway call failed', { error: error instanceof Error ? error.message : String(error) });
@@ -142,7 +183,7 @@ export class AgentGateway {
     }
     const request = parsed;
     const json = request.argv.includes('--json');
-    const words = servedWords(request.argv);
+    const words = servedWords(request.argv, this.caller);
     if (request.v !== GATEWAY_VERSION || words === null) {
       const why = request.v !== GATEWAY_VERSION ? `speaks version ${GATEWAY_VERSION} of its protocol, not ${request.v}` : `does not serve orange ${request.argv.slice(0, 3).join(' ')}`;
       reply(await refusal(new OrangeError('E_USAGE', `the gateway ${why}; run the orange CLI itself`), json));
@@ -151,20 +192,39 @@ export class AgentGateway {
     const env: NodeJS.ProcessEnv = { ...request.env };
     const claim = identityClaim(env);
     try {
-      // Only an agent Orange started, with the identity it was given: checked before anything is read.
-      if (claim === null || claim === 'partial') throw new OrangeError('E_FORBIDDEN', "the gateway serves only agents' calls, with the identity Orange gave their spawn");
-      await callerOf(env, this.host.orange.store);
+      if (this.caller === 'agent') {
+        // Only an agent Orange started, with the identity it was given: checked before anything is read.
+        if (claim === null || claim === 'partial') throw new OrangeError('E_FORBIDDEN', "the gateway serves only agents' calls, with the identity Orange gave their spawn");
+        await callerOf(env, this.host.orange.store);
+      } else if (claim !== null) {
+        throw new OrangeError('E_FORBIDDEN', "a call with an agent's identity goes to the agents' socket, not the people's");
+      }
     } catch (error) {
       reply(await refusal(error, json));
       return;
     }
-    if (typeof claim !== 'object' || claim === null) return;
+    // A person's merge must commit and push, and a task's agent start, as their own CLI would: served only in the same environment.
+    const differs = this.caller === 'person' ? environmentDifference(request.env, process.env) : null;
+    if (differs !== null) {
+      this.log.debug("person's call left to the CLI", { command: words.join(' '), differs });
+      reply({ refer: `this Orange's ${differs} differs from the caller's` });
+      return;
+    }
+    const task = typeof claim === 'object' && claim !== null ? { project: claim.project, id: claim.id } : null;
+    // The server picks the config, never the caller's directory: an agent's is its project's; a
+    // person's must lie in a registered project (or one of its worktrees), else the CLI runs it.
+    const dir = await this.configDir(task, request.cwd);
+    if (dir === null) {
+      this.log.debug("person's call left to the CLI", { command: words.join(' '), cwd: request.cwd });
+      reply({ refer: 'the caller is not in a registered project' });
+      return;
+    }
     const call: ServedCall = {
       cwd: request.cwd,
       env,
       stdin: request.stdin,
-      task: { project: claim.project, id: claim.id },
-      orangeFor: this.host.orangeFor,
+      task,
+      orange: () => this.host.orangeFor(dir),
       stdout: '',
       stderr: '',
       exitCode: 0,
@@ -173,7 +233,11 @@ export class AgentGateway {
     if (request.detach) reply({ accepted: true });
     const id = words.join(':');
     const started = performance.now();
-    await withCallOrigin({ env, pid: request.pid, ended }, () =>
+    const keep = (work: Promise<unknown>) => {
+      this.kept.add(work);
+      void work.finally(() => this.kept.delete(work));
+    };
+    await withCallOrigin({ env, pid: request.pid, ended, keep }, () =>
       serve(call, async () => {
         try {
           await this.host.config.runCommand(id, request.argv.slice(words.length));
@@ -186,9 +250,9 @@ export class AgentGateway {
         }
       }),
     );
-    this.log.debug('agent call served', { task: claim.id, command: words.join(' '), exit: call.exitCode, ms: Math.round(performance.now() - started) });
+    this.log.debug(this.caller === 'agent' ? 'agent call served' : "person's call served", { task: call.task?.id ?? null, command: words.join(' '), exit: call.exitCode, ms: Math.round(performance.now() - started) });
     if (request.detach) {
-      if (call.exitCode !== 0) this.log.warn('exit report failed', { task: claim.id, stderr: call.stderr.trim() });
+      if (call.exitCode !== 0) this.log.warn('exit report failed', { task: call.task?.id ?? null, stderr: call.stderr.trim() });
       return;
     }
     reply({ stdout: call.stdout, stderr: call.stderr, exit: call.exitCode });
@@ -206,7 +270,7 @@ function parseRequest(line: string): GatewayRequest | null {
 
 /** The reply a refused call gets: the CLI's one error line (or JSON object), exit 1 or 2. */
 async function refusal(error: unknown, json: boolean): Promise<GatewayReply> {
-  const call: ServedCall = { cwd: '/', env: {}, stdin: '', task: { project: '', id: '' }, orangeFor: () => Promise.reject(new Error('no Orange')), stdout: '', stderr: '', exitCode: 1 };
+  const call: ServedCall = { cwd: '/', env: {}, stdin: '', task: null, orange: () => Promise.reject(new Error('no Orange')), stdout: '', stderr: '', exitCode: 1 };
   const orangeError = error instanceof OrangeError ? error : null;
   await serve(call, async () => writeError(error instanceof Error ? error.message : String(error), orangeError?.code ?? 'E_INTERNAL', json));
   return { stdout: call.stdout, stderr: call.stderr, exit: orangeError?.code === 'E_USAGE' ? 2 : 1 };
