@@ -66,11 +66,12 @@ async function workerIdentity(b: Sandbox, id: string): Promise<Record<string, st
 }
 
 describe('the agent gateway (orange monitor answering agents over a Unix socket)', () => {
-  it("serves agents' requests and exit reports while the monitor runs: a whole task reaches done, and the reviewer's own window closes after its call", async () => {
+  it("serves agents' requests and exit reports while the monitor runs: a whole task reaches done (its worker's exit moving it on), and the reviewer's own window closes after its call", async () => {
     box = await Sandbox.create();
     monitor = startMonitor(box);
     await waitForGateway(box);
-    const id = await box.createTask(['gateway/served', 'A task whose agents are answered by the monitor']);
+    // The worker leaves after its handoff: its exit report, through the gateway, moves the task on.
+    const id = await box.createTask(['gateway/served', 'A task whose agents are answered by the monitor'], 'agent.worker: handoff-then-exit');
     await box.waitForStatus(id, 'reviewing', 60_000);
     const merged = await box.orange(['task', 'merge', id, '--yes', '--strategy', 'merge']);
     expect(merged.code, merged.stderr).toBe(0);
@@ -79,9 +80,11 @@ describe('the agent gateway (orange monitor answering agents over a Unix socket)
     const lines = await logLines(box);
     const served = lines.filter((l) => l.msg === 'agent call served' && l.task === id).map((l) => `${String(l.command)} → ${String(l.exit)}`);
     const explain = `served calls: ${served.join(', ')}\nlog:\n${lines.map((l) => JSON.stringify(l)).join('\n')}`;
-    // The worker asked for working and agent-review, the reviewer for reviewing; exits were reported.
-    expect(served.filter((s) => s === 'task update → 0').length, explain).toBeGreaterThanOrEqual(3);
-    expect(served.some((s) => s.startsWith('agent exited')), explain).toBe(true);
+    // The worker asked for working and left; its exit report moved the task to agent-review; the reviewer asked for reviewing.
+    expect(served.filter((s) => s === 'task update → 0').length, explain).toBeGreaterThanOrEqual(2);
+    expect(served, explain).toContain('agent exited → 0');
+    const history = await box.history(id);
+    expect(history.some((e) => e.type === 'status.changed' && e.from === 'working' && e.to === 'agent-review' && e.cause === 'auto'), explain).toBe(true);
     // A served call's own window is closed by the monitor once the call has gone, with no reaper process.
     expect(lines.some((l) => l.msg === 'own window killed after the served call ended' && l.task === id), explain).toBe(true);
     expect(lines.some((l) => l.msg === 'own windows handed to the window reaper'), explain).toBe(false);
