@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -53,6 +54,22 @@ async function passesOf(sandbox: Sandbox, pid: number): Promise<number> {
 }
 
 describe('opening the dashboard', () => {
+  it("answers agents' calls while it is open (the gateway), and takes its sockets away when it closes", async () => {
+    box = await Sandbox.create();
+    term = new Terminal(box);
+    await term.open();
+    await term.type(`CI=true node ${CLI}`);
+    await term.screenShows('Orange · demo (all)');
+    await box.waitFor('the dashboard to serve the gateway', async () => (await readFile(box!.paths.logFile, 'utf8').catch(() => '')).includes('"msg":"gateway listening"'));
+    const id = await box.createTask(['chore/served-by-dash', 'a task the dashboard answers']);
+    await box.waitForStatus(id, 'reviewing', 60_000);
+    const served = (await readFile(box.paths.logFile, 'utf8')).split('\n').filter((line) => line.includes('"msg":"agent call served"') && line.includes(id));
+    expect(served.length).toBeGreaterThanOrEqual(2);
+    await term.press('q');
+    await term.shellIsBack();
+    await box.waitFor('the sockets to go', async () => !existsSync(box!.paths.gatewaySocket) && !existsSync(box!.paths.peopleSocket), 10_000);
+  });
+
   it('plain orange in a terminal opens it on the project you stand in; --project NAME shows that project only', async () => {
     box = await Sandbox.create();
     const web = await repository(box, join(box.dir, 'web'));
