@@ -20,7 +20,14 @@ const KEPT = 16;
  * loaded again on the next call, as a new CLI process would. Instances are built outside any
  * served call: they are shared, and no one call's environment is theirs.
  */
-export function orangeCache(own: Orange, ownDir: string, build: (dir: string) => Promise<Orange>): (dir: string) => Promise<Orange> {
+export interface OrangeCache {
+  /** The Orange for a config searched from `dir`. */
+  readonly get: (dir: string) => Promise<Orange>;
+  /** Waits for the notifications every cached Orange is still delivering (before the process stops). */
+  readonly settle: () => Promise<void>;
+}
+
+export function orangeCache(own: Orange, ownDir: string, build: (dir: string) => Promise<Orange>): OrangeCache {
   const entries = new Map<string, Entry>();
   const load = (dir: string): Entry => {
     const loaded = outsideCalls(() => build(dir)).then(async (orange) => ({ orange, mtimeMs: await mtimeOf(orange.configFile) }));
@@ -30,7 +37,7 @@ export function orangeCache(own: Orange, ownDir: string, build: (dir: string) =>
     return entry;
   };
   entries.set(ownDir, { loaded: mtimeOf(own.configFile).then((mtimeMs) => ({ orange: own, mtimeMs })) });
-  return async (dir) => {
+  const get = async (dir: string): Promise<Orange> => {
     let entry = entries.get(dir);
     if (entry) {
       const { orange, mtimeMs } = await entry.loaded.catch(() => ({ orange: null, mtimeMs: null }));
@@ -53,4 +60,9 @@ export function orangeCache(own: Orange, ownDir: string, build: (dir: string) =>
     }
     return (await entry.loaded).orange;
   };
+  const settle = async () => {
+    const loaded = await Promise.allSettled([...entries.values()].map((e) => e.loaded));
+    await Promise.allSettled(loaded.flatMap((r) => (r.status === 'fulfilled' ? [r.value.orange.notifications.settle()] : [])));
+  };
+  return { get, settle };
 }

@@ -14,7 +14,8 @@ export interface Gateway {
  */
 export async function startGateway(config: Config, orange: Orange, dir: string, build: (cwd: string) => Promise<Orange>): Promise<Gateway | null> {
   const [{ GatewayServer }, { orangeCache }] = await Promise.all([import('./gateway-server.js'), import('./orange-cache.js')]);
-  const host = { config, orange, orangeFor: orangeCache(orange, dir, build) };
+  const cache = orangeCache(orange, dir, build);
+  const host = { config, orange, orangeFor: cache.get };
   const agents = new GatewayServer(host, 'agent');
   if (!(await agents.start())) return null;
   const people = new GatewayServer(host, 'person');
@@ -22,6 +23,8 @@ export async function startGateway(config: Config, orange: Orange, dir: string, 
   return {
     close: async () => {
       await Promise.all([agents.close(), peopleServed ? people.close() : undefined]);
+      // Delivered in this process, the served calls' notifications must be out before it stops.
+      await cache.settle();
     },
   };
 }
