@@ -210,6 +210,7 @@ export class GatewayServer {
       reply({ refer: `this Orange's ${differs} differs from the caller's` });
       return;
     }
+    const id = words.join(':');
     const task = typeof claim === 'object' && claim !== null ? { project: claim.project, id: claim.id } : null;
     // The server picks the config, never the caller's directory: an agent's is its project's; a
     // person's must lie in a registered project (or one of its worktrees), else the CLI runs it.
@@ -230,8 +231,9 @@ export class GatewayServer {
       exitCode: 0,
     };
     // An exit report's sender is leaving: it is told the report is taken, then the report is acted on.
-    if (request.detach) reply({ accepted: true });
-    const id = words.join(':');
+    // Only an exit report is taken so: any other call is answered with what it printed.
+    const detach = request.detach === true && id === 'agent:exited';
+    if (detach) reply({ accepted: true });
     const started = performance.now();
     const keep = (work: Promise<unknown>) => {
       this.kept.add(work);
@@ -242,8 +244,10 @@ export class GatewayServer {
         try {
           await this.host.config.runCommand(id, request.argv.slice(words.length));
         } catch (error) {
-          // What a command's own catch rethrows (oclif's exit), or a failure before the command ran.
-          if (call.exitCode === 0) {
+          // What a command's own catch rethrows (oclif's exit, with its code), or a failure before the command ran.
+          const exit = (error as { oclif?: { exit?: unknown } }).oclif?.exit;
+          if (typeof exit === 'number') call.exitCode = exit;
+          else if (call.exitCode === 0) {
             writeError(error instanceof Error ? error.message : String(error), 'E_INTERNAL', json);
             call.exitCode = 1;
           }
@@ -251,7 +255,7 @@ export class GatewayServer {
       }),
     );
     this.log.debug(this.caller === 'agent' ? 'agent call served' : "person's call served", { task: call.task?.id ?? null, command: words.join(' '), exit: call.exitCode, ms: Math.round(performance.now() - started) });
-    if (request.detach) {
+    if (detach) {
       if (call.exitCode !== 0) this.log.warn('exit report failed', { task: call.task?.id ?? null, stderr: call.stderr.trim() });
       return;
     }
