@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { readdir, readFile, readlink, realpath } from 'node:fs/promises';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { readFile, realpath } from 'node:fs/promises';
 import { sep } from 'node:path';
 
 /** One process as the operating system reports it. */
@@ -37,14 +38,45 @@ function parseProcStat(text: string): ProcessEntry | null {
   return { pid, ppid: Number(ppid), pgid: Number(pgid), sid: Number(sid), start: rest[19] ?? '', zombie: state === 'Z' || state === 'X' };
 }
 
+/** The process ids listed in /proc. */
+function procEntries(): string[] {
+  try {
+    return readdirSync('/proc').filter((n) => /^\d+$/.test(n));
+  } catch {
+    return [];
+  }
+}
+
+/** Reads a /proc file (gone, or another user's: null). */
+function readProc<T>(path: string, parse: (text: string) => T | null): T | null {
+  try {
+    return parse(readFileSync(path, 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+/** Where a /proc link points (gone, or another user's: null). */
+function readLinkOrNull(path: string): string | null {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return null;
+  }
+}
+
 /** Every process on the machine: `/proc` on Linux (no child process), `ps` elsewhere. */
 export async function listProcesses(): Promise<ProcessEntry[]> {
   if (process.platform === 'linux') {
-    const names = await readdir('/proc').catch(() => [] as string[]);
-    const entries = await Promise.all(
-      names.filter((n) => /^\d+$/.test(n)).map((n) => readFile(`/proc/${n}/stat`, 'utf8').then(parseProcStat, () => null)),
-    );
-    return entries.filter((e): e is ProcessEntry => e !== null);
+    // Read synchronously: hundreds of tiny kernel files, each an open, a read and a close. Through
+    // promises each takes four trips to the thread pool: on a busy fleet the monitor spent more CPU
+    // on those trips than on the reads (a scan of 750 processes blocks the loop for ~10 ms).
+    const entries: ProcessEntry[] = [];
+    for (const name of procEntries()) {
+      const entry = readProc(`/proc/${name}/stat`, parseProcStat);
+      if (entry) entries.push(entry);
+    }
+    return entries;
   }
   const text = (await output('ps', ['-A', '-o', 'pid=', '-o', 'ppid=', '-o', 'pgid=', '-o', 'stat='])) ?? '';
   const entries: ProcessEntry[] = [];
@@ -134,13 +166,11 @@ export async function processesInside(dirs: readonly string[]): Promise<Map<stri
   let table: ProcessEntry[];
   if (process.platform === 'linux') {
     table = await listProcesses();
-    await Promise.all(
-      table.map(async (p) => {
-        // Another user's process (EACCES) or one that just ended (ENOENT) has no cwd we can see.
-        const cwd = await readlink(`/proc/${p.pid}/cwd`).catch(() => null);
-        if (cwd !== null) cwds.set(p.pid, cwd);
-      }),
-    );
+    for (const p of table) {
+      // Another user's process (EACCES) or one that just ended (ENOENT) has no cwd we can see.
+      const cwd = readLinkOrNull(`/proc/${p.pid}/cwd`);
+      if (cwd !== null) cwds.set(p.pid, cwd);
+    }
   } else {
     const text = await output('lsof', ['-n', '-P', '-w', '-d', 'cwd', '-F', 'pn']);
     if (text === null) return null;
