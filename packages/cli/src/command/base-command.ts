@@ -66,7 +66,8 @@ export abstract class OrangeCommand extends Command {
 
   /** Who makes this call: a person, or the spawned agent whose identity (checked against Orange's record) its environment carries. */
   protected caller(orange: Orange): Promise<Caller> {
-    this.who ??= callerOf(callerPlace().env, orange.store);
+    // A served call's caller was verified by the gateway before it ran the command.
+    this.who ??= Promise.resolve(servedCall()?.caller ?? callerOf(callerPlace().env, orange.store));
     return this.who;
   }
 

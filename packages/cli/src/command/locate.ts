@@ -47,7 +47,8 @@ export async function resolveTask(orange: Orange, id: string | undefined, projec
 
 /** Like `resolveTask`, without reading TASK.md (for `repair`, which must reach a task whose file is forged). */
 export async function resolveTaskRef(orange: Orange, id: string | undefined, project: string | undefined, at: Whereabouts = here()): Promise<TaskRef> {
-  const own = servedCall()?.task;
+  const caller = servedCall()?.caller;
+  const own = caller?.kind === 'agent' ? caller.task : undefined;
   // An agent's call the gateway serves reaches its own task and no other (a container's agent has only the socket).
   if (own) {
     if ((id !== undefined && id !== own.id) || (project !== undefined && project !== own.project)) {

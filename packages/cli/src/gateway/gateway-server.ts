@@ -12,6 +12,7 @@ import {
   REQUEST_MAX_BYTES,
   servedWords,
   withCallOrigin,
+  type Caller,
   type GatewayCaller,
   type GatewayReply,
   type GatewayRequest,
@@ -191,13 +192,16 @@ export class GatewayServer {
     }
     const env: NodeJS.ProcessEnv = { ...request.env };
     const claim = identityClaim(env);
+    let caller: Caller;
     try {
       if (this.caller === 'agent') {
         // Only an agent Orange started, with the identity it was given: checked before anything is read.
         if (claim === null || claim === 'partial') throw new OrangeError('E_FORBIDDEN', "the gateway serves only agents' calls, with the identity Orange gave their spawn");
-        await callerOf(env, this.host.orange.store);
+        caller = await callerOf(env, this.host.orange.store);
       } else if (claim !== null) {
         throw new OrangeError('E_FORBIDDEN', "a call with an agent's identity goes to the agents' socket, not the people's");
+      } else {
+        caller = { kind: 'person' };
       }
     } catch (error) {
       reply(await refusal(error, json));
@@ -211,7 +215,7 @@ export class GatewayServer {
       return;
     }
     const id = words.join(':');
-    const task = typeof claim === 'object' && claim !== null ? { project: claim.project, id: claim.id } : null;
+    const task = caller.kind === 'agent' ? caller.task : null;
     // The server picks the config, never the caller's directory: an agent's is its project's; a
     // person's must lie in a registered project (or one of its worktrees), else the CLI runs it.
     const dir = await this.configDir(task, request.cwd);
@@ -224,7 +228,7 @@ export class GatewayServer {
       cwd: request.cwd,
       env,
       stdin: request.stdin,
-      task,
+      caller,
       orange: () => this.host.orangeFor(dir),
       stdout: '',
       stderr: '',
@@ -254,9 +258,9 @@ export class GatewayServer {
         }
       }),
     );
-    this.log.debug(this.caller === 'agent' ? 'agent call served' : "person's call served", { task: call.task?.id ?? null, command: words.join(' '), exit: call.exitCode, ms: Math.round(performance.now() - started) });
+    this.log.debug(this.caller === 'agent' ? 'agent call served' : "person's call served", { task: task?.id ?? null, command: words.join(' '), exit: call.exitCode, ms: Math.round(performance.now() - started) });
     if (detach) {
-      if (call.exitCode !== 0) this.log.warn('exit report failed', { task: call.task?.id ?? null, stderr: call.stderr.trim() });
+      if (call.exitCode !== 0) this.log.warn('exit report failed', { task: task?.id ?? null, stderr: call.stderr.trim() });
       return;
     }
     reply({ stdout: call.stdout, stderr: call.stderr, exit: call.exitCode });
@@ -274,7 +278,7 @@ function parseRequest(line: string): GatewayRequest | null {
 
 /** The reply a refused call gets: the CLI's one error line (or JSON object), exit 1 or 2. */
 async function refusal(error: unknown, json: boolean): Promise<GatewayReply> {
-  const call: ServedCall = { cwd: '/', env: {}, stdin: '', task: null, orange: () => Promise.reject(new Error('no Orange')), stdout: '', stderr: '', exitCode: 1 };
+  const call: ServedCall = { cwd: '/', env: {}, stdin: '', caller: { kind: 'person' }, orange: () => Promise.reject(new Error('no Orange')), stdout: '', stderr: '', exitCode: 1 };
   const orangeError = error instanceof OrangeError ? error : null;
   await serve(call, async () => writeError(error instanceof Error ? error.message : String(error), orangeError?.code ?? 'E_INTERNAL', json));
   return { stdout: call.stdout, stderr: call.stderr, exit: orangeError?.code === 'E_USAGE' ? 2 : 1 };

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { withoutCallOrigin, type Orange } from '@orange/core';
+import { withoutCallOrigin, type Caller, type Orange } from '@orange/core';
 
 /**
  * A command run by the agent gateway on an agent's behalf, inside the long-running Orange: its
@@ -10,8 +10,8 @@ export interface ServedCall {
   readonly cwd: string;
   readonly env: NodeJS.ProcessEnv;
   readonly stdin: string;
-  /** The task an agent's identity names (a call it makes reaches no other); null for a person's call. */
-  readonly task: { readonly project: string; readonly id: string } | null;
+  /** Who makes the call, as the gateway verified it before running anything (an agent's call reaches only its own task). */
+  readonly caller: Caller;
   /** The server's Orange for this call: the config of its project, chosen by the server, not by the caller's directory. */
   readonly orange: () => Promise<Orange>;
   stdout: string;

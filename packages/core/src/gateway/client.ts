@@ -5,10 +5,14 @@ import { join, resolve } from 'node:path';
 import { isatty } from 'node:tty';
 import { GATEWAY_SOCKETS, GATEWAY_VERSION, REQUEST_MAX_BYTES, requestEnv, servedWords, type GatewayCaller, type GatewayReply, type GatewayRequest } from './protocol.js';
 
-/** Where the gateway listens for `caller` under this environment's Orange home (as OrangePaths.fromEnv finds the home). */
+/** The Orange home an environment names: `$ORANGE_HOME`, default `~/orange` (OrangePaths.fromEnv asks this too). */
+export function orangeHomeFor(env: NodeJS.ProcessEnv): string {
+  return resolve(env.ORANGE_HOME && env.ORANGE_HOME.trim() !== '' ? env.ORANGE_HOME : join(homedir(), 'orange'));
+}
+
+/** Where the gateway listens for `caller` under this environment's Orange home. */
 export function gatewaySocketFor(env: NodeJS.ProcessEnv, caller: GatewayCaller = 'agent'): string {
-  const home = env.ORANGE_HOME && env.ORANGE_HOME.trim() !== '' ? env.ORANGE_HOME : join(homedir(), 'orange');
-  return join(resolve(home), ...GATEWAY_SOCKETS[caller]);
+  return join(orangeHomeFor(env), ...GATEWAY_SOCKETS[caller]);
 }
 
 const IDENTITY_PARTS = ['ORANGE_AGENT_SECRET', 'ORANGE_SPAWN_ID'];
@@ -44,8 +48,8 @@ export function openGateway(socket: string): Promise<Socket | null> {
   });
 }
 
-/** Sends one request on an open connection and reads its one-line reply, within `timeoutMs` if given. Never throws. */
-export function exchangeOn(conn: Socket, request: GatewayRequest, timeoutMs?: number): Promise<GatewayOutcome> {
+/** Sends one request (as its JSON line) on an open connection and reads its one-line reply, within `timeoutMs` if given. Never throws. */
+export function exchangeOn(conn: Socket, line: string, timeoutMs?: number): Promise<GatewayOutcome> {
   return new Promise((done) => {
     let answer = '';
     conn.setEncoding('utf8');
@@ -68,14 +72,14 @@ export function exchangeOn(conn: Socket, request: GatewayRequest, timeoutMs?: nu
     });
     conn.on('error', (error: NodeJS.ErrnoException) => done({ kind: 'cut', reason: error.code ?? error.message }));
     conn.on('close', () => done({ kind: 'cut', reason: 'the connection closed' }));
-    conn.write(`${JSON.stringify(request)}\n`);
+    conn.write(`${line}\n`);
   });
 }
 
 /** Connects, sends one request and reads its reply. Never throws. */
 export async function exchange(socket: string, request: GatewayRequest, timeoutMs?: number): Promise<GatewayOutcome> {
   const conn = await openGateway(socket);
-  return conn === null ? { kind: 'absent' } : exchangeOn(conn, request, timeoutMs);
+  return conn === null ? { kind: 'absent' } : exchangeOn(conn, JSON.stringify(request), timeoutMs);
 }
 
 /** Flags of `task section set` that take a value: a `-` after one of them is that value, not standard input. */
@@ -166,11 +170,12 @@ export async function callGateway(argv: readonly string[], env: NodeJS.ProcessEn
   if (conn === null) return { stdin: null };
   let read: string | null = null;
   const request = await gatewayRequest(argv, env, process.cwd(), async () => (read = await readAll()), caller);
-  if (request === null || Buffer.byteLength(JSON.stringify(request)) > REQUEST_MAX_BYTES) {
+  const line = request === null ? null : JSON.stringify(request);
+  if (line === null || Buffer.byteLength(line) > REQUEST_MAX_BYTES) {
     conn.destroy();
     return { stdin: read };
   }
-  const outcome = await exchangeOn(conn, request);
+  const outcome = await exchangeOn(conn, line);
   // Nothing was done: the CLI carries the call out itself.
   if (outcome.kind === 'absent' || (outcome.kind === 'reply' && 'refer' in outcome.reply)) return { stdin: read };
   if (outcome.kind === 'cut' || !('exit' in outcome.reply)) {

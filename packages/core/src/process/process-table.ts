@@ -38,28 +38,10 @@ function parseProcStat(text: string): ProcessEntry | null {
   return { pid, ppid: Number(ppid), pgid: Number(pgid), sid: Number(sid), start: rest[19] ?? '', zombie: state === 'Z' || state === 'X' };
 }
 
-/** The process ids listed in /proc. */
-function procEntries(): string[] {
+/** What `read` gives, or null when it throws: a /proc entry of a process gone meanwhile, or another user's. */
+function fromProc<T>(read: () => T): T | null {
   try {
-    return readdirSync('/proc').filter((n) => /^\d+$/.test(n));
-  } catch {
-    return [];
-  }
-}
-
-/** Reads a /proc file (gone, or another user's: null). */
-function readProc<T>(path: string, parse: (text: string) => T | null): T | null {
-  try {
-    return parse(readFileSync(path, 'utf8'));
-  } catch {
-    return null;
-  }
-}
-
-/** Where a /proc link points (gone, or another user's: null). */
-function readLinkOrNull(path: string): string | null {
-  try {
-    return readlinkSync(path);
+    return read();
   } catch {
     return null;
   }
@@ -72,8 +54,9 @@ export async function listProcesses(): Promise<ProcessEntry[]> {
     // promises each takes four trips to the thread pool: on a busy fleet the monitor spent more CPU
     // on those trips than on the reads (a scan of 750 processes blocks the loop for ~10 ms).
     const entries: ProcessEntry[] = [];
-    for (const name of procEntries()) {
-      const entry = readProc(`/proc/${name}/stat`, parseProcStat);
+    for (const name of fromProc(() => readdirSync('/proc')) ?? []) {
+      if (!/^\d+$/.test(name)) continue;
+      const entry = fromProc(() => parseProcStat(readFileSync(`/proc/${name}/stat`, 'utf8')));
       if (entry) entries.push(entry);
     }
     return entries;
@@ -168,7 +151,7 @@ export async function processesInside(dirs: readonly string[]): Promise<Map<stri
     table = await listProcesses();
     for (const p of table) {
       // Another user's process (EACCES) or one that just ended (ENOENT) has no cwd we can see.
-      const cwd = readLinkOrNull(`/proc/${p.pid}/cwd`);
+      const cwd = fromProc(() => readlinkSync(`/proc/${p.pid}/cwd`));
       if (cwd !== null) cwds.set(p.pid, cwd);
     }
   } else {

@@ -1,8 +1,8 @@
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { dirname, join, resolve, sep } from 'node:path';
 import { OrangeError } from '../errors/index.js';
+import { GATEWAY_SOCKETS, orangeHomeFor } from '../gateway/index.js';
 
 const TASK_FILE = 'TASK.md';
 const STATE_FILE = 'state.json';
@@ -19,8 +19,7 @@ export class OrangePaths {
 
   /** `$ORANGE_HOME`, default `~/orange`. */
   static fromEnv(env: NodeJS.ProcessEnv = process.env): OrangePaths {
-    const home = env.ORANGE_HOME && env.ORANGE_HOME.trim() !== '' ? env.ORANGE_HOME : join(homedir(), 'orange');
-    return new OrangePaths(home);
+    return new OrangePaths(orangeHomeFor(env));
   }
 
   /**
@@ -59,12 +58,12 @@ export class OrangePaths {
    * gateway"). Alone in its folder, so that a container can be given it and nothing else of the home.
    */
   get gatewaySocket(): string {
-    return join(this.home, 'gateway', 'agents.sock');
+    return join(this.home, ...GATEWAY_SOCKETS.agent);
   }
 
   /** The socket the same Orange answers a person's scripted calls on (`task create`, `task merge`, …); never given to an agent. */
   get peopleSocket(): string {
-    return join(this.home, 'run', 'people.sock');
+    return join(this.home, ...GATEWAY_SOCKETS.person);
   }
 
   /** Who runs the monitor's poll or stands by to (`orange monitor`, dashboards), with each one's scope. */
