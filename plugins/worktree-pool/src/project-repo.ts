@@ -11,8 +11,13 @@ export const TASK_LINK = 'TASK.md';
  * A registered project's repository as the pool sees it: where worktrees are based,
  * how they are created, put on a task's branch, and reset.
  */
+/** How long a repository's answer to "do you have the remote?" is trusted (a remote added by hand is seen after this). */
+const REMOTE_CHECK_TTL_MS = 30_000;
+
 export class ProjectRepo {
-  private remoteKnown: boolean | undefined;
+  private remoteKnown: { readonly value: boolean; readonly at: number } | undefined;
+  private fetching: Promise<void> | undefined;
+  private nextFetch: Promise<void> | undefined;
 
   constructor(
     readonly project: Project,
@@ -25,14 +30,34 @@ export class ProjectRepo {
     return this.project.path;
   }
 
-  /** True when the repository has the configured remote. */
+  /** True when the repository has the configured remote (asked of git at most every 30 s). */
   async hasRemote(): Promise<boolean> {
-    this.remoteKnown ??= (await this.git.attempt(this.dir, ['remote', 'get-url', this.remote])).ok;
-    return this.remoteKnown;
+    if (this.remoteKnown === undefined || Date.now() - this.remoteKnown.at > REMOTE_CHECK_TTL_MS) {
+      this.remoteKnown = { value: (await this.git.attempt(this.dir, ['remote', 'get-url', this.remote])).ok, at: Date.now() };
+    }
+    return this.remoteKnown.value;
   }
 
-  /** Updates the remote-tracking branches; an unreachable remote is logged, not fatal (work can go on offline). */
-  async fetch(): Promise<void> {
+  /**
+   * Updates the remote-tracking branches; an unreachable remote is logged, not fatal (work can go
+   * on offline). Every caller gets a fetch that started after it asked; callers that ask while one
+   * runs share the next (a fleet's tasks starting together fetch twice, not once each).
+   */
+  fetch(): Promise<void> {
+    if (!this.fetching) {
+      this.fetching = this.fetchNow().finally(() => {
+        this.fetching = undefined;
+      });
+      return this.fetching;
+    }
+    this.nextFetch ??= this.fetching.then(() => {
+      this.nextFetch = undefined;
+      return this.fetch();
+    });
+    return this.nextFetch;
+  }
+
+  private async fetchNow(): Promise<void> {
     if (!(await this.hasRemote())) return;
     const result = await this.git.attempt(this.dir, ['fetch', '--prune', this.remote]);
     if (!result.ok) this.log.warn('fetch failed; using the refs already fetched', { project: this.project.name, remote: this.remote, error: result.stderr.trim() });
