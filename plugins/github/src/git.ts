@@ -1,4 +1,4 @@
-import { OrangeError } from '@orange/core';
+import { OrangeError, quickRun } from '@orange/core';
 
 export interface CommandResult {
   readonly ok: boolean;
@@ -6,24 +6,16 @@ export interface CommandResult {
   readonly stderr: string;
 }
 
-/** Runs git with an argument array; a missing git binary is a clear E_SCM, a failed command is a result. */
+/** Runs git with an argument array (`quickRun`: merges run several per task); a missing git binary is a clear E_SCM, a failed command is a result. */
 export class Git {
   constructor(private readonly bin: string) {}
 
   /** Runs `git -C dir ...args` and reports the outcome without throwing for a non-zero exit. */
   async try(dir: string, args: readonly string[]): Promise<CommandResult> {
-    // Loaded on first use: execa costs ~100 ms of start-up, and most CLI calls start no process.
-    const { execa } = await import('execa');
-    const result = await execa(this.bin, ['-C', dir, ...args], {
-      reject: false,
-      stdin: 'ignore',
-      // A remote that wants credentials must fail, not wait for a password nobody will type.
-      env: { GIT_TERMINAL_PROMPT: '0' },
-    });
-    if ((result as { code?: string }).code === 'ENOENT') {
-      throw new OrangeError('E_SCM', `git is not installed (looked for "${this.bin}")`);
-    }
-    return { ok: result.exitCode === 0, stdout: String(result.stdout ?? '').trim(), stderr: String(result.stderr ?? '').trim() };
+    // A remote that wants credentials must fail, not wait for a password nobody will type.
+    const result = await quickRun(this.bin, ['-C', dir, ...args], { env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } });
+    if (result.error?.code === 'ENOENT') throw new OrangeError('E_SCM', `git is not installed (looked for "${this.bin}")`);
+    return { ok: result.exitCode === 0, stdout: result.stdout.trim(), stderr: (result.stderr || result.error?.message || '').trim() };
   }
 
   /** Runs `git -C dir ...args`; a failure becomes E_SCM with `what` and git's own last line. */

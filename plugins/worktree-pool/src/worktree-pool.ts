@@ -34,6 +34,7 @@ export class WorktreePool implements WorkspaceProvider, PoolParts {
   readonly file: PoolFile;
   readonly log: Logger;
   private readonly git: Git;
+  private readonly repos = new Map<string, ProjectRepo>();
 
   constructor(
     readonly orange: Orange,
@@ -97,7 +98,8 @@ export class WorktreePool implements WorkspaceProvider, PoolParts {
     const entry = state.workspaces.find((e) => e.task === meta.id) ?? state.workspaces.find((e) => e.path === meta.workspace);
     if (!entry && !meta.workspace) return;
     const project = (await this.orange.projects.list()).find((p) => p.name === meta.project);
-    const freed = entry?.task === meta.id && (await resetIfBound(this, entry, meta.id, project, { discard: false, fetch: true }));
+    // No fetch: the next acquire fetches before it uses the base, and a fleet saves one per task.
+    const freed = entry?.task === meta.id && (await resetIfBound(this, entry, meta.id, project, { discard: false, fetch: false }));
     if (!entry || !freed) {
       // Not bound to this task in the pool (freed by gc, or given to another task since): resetting
       // it could clobber whoever holds it now, so only the task's own field is cleared.
@@ -271,7 +273,14 @@ export class WorktreePool implements WorkspaceProvider, PoolParts {
     return [TASK_LINK, ...[...this.orange.harnesses.values()].flatMap((h) => h.excludes)];
   }
 
+  /** One per project (as registered now) for the life of this instance: what it remembers (the remote, a fetch under way) is shared. */
   repo(project: Project): ProjectRepo {
-    return new ProjectRepo(project, this.git, this.options.remote, this.log);
+    const key = JSON.stringify([project.name, project.path, project.default_branch]);
+    let repo = this.repos.get(key);
+    if (!repo) {
+      repo = new ProjectRepo(project, this.git, this.options.remote, this.log);
+      this.repos.set(key, repo);
+    }
+    return repo;
   }
 }

@@ -3,4 +3,5 @@ export * from './call-origin.js';
 export * from './executable.js';
 export * from './process-stop.js';
 export * from './process-table.js';
+export * from './quick-run.js';
 export * from './signal-listeners.js';
