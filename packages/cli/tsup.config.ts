@@ -75,7 +75,7 @@ function bundledVersions(): Record<string, string> {
 }
 
 // The CLI is one CommonJS bundle, `dist/main.cjs`: oclif, @orange/core, zod and the built-in
-// plugins are inlined, so a call reads one file instead of ~300, and bin/run.js loads it through
+// plugins are inlined, so a call reads one file instead of ~300, and bin/run.cjs loads it through
 // a V8 code cache (src/startup/code-cache.ts) so it is not parsed and compiled again on every call —
 // agents call orange constantly. CommonJS because Node 20 can only feed cached code to a script,
 // not to an ES module. What only some commands need (plugins, cosmiconfig, the demo) sits behind
@@ -100,22 +100,28 @@ const bundle = packageBuild({
   plugins: [importThroughLoader],
 });
 
-// Small ES modules run on their own: the bin's loader, and the scripts the tmux plugin starts
-// beside its own module (`agentWrapperPath`, `windowReaperPath`). The package has no library
-// entry: it is a command (`bin`), and a program that wants Orange imports @orange/core.
+// What bin/run.cjs runs: the gateway's small client, then (when no gateway answers) the bundle
+// through the code cache. And the wrapper every agent runs in (`agentWrapperPath`). CommonJS, and
+// one file each: an agent's call through a long-running Orange loads nothing else.
+const entry = packageBuild({
+  entry: { entry: 'src/startup/entry.ts', 'agent-wrapper': '../../plugins/tmux/src/agent-wrapper.ts' },
+  format: ['cjs'],
+  dts: false,
+  clean: false,
+  splitting: false,
+  noExternal: [/.*/],
+});
+
+// A small ES module run on its own: the window reaper the tmux plugin starts beside its own module
+// (`windowReaperPath`). The package has no library entry: it is a command (`bin`), and a program
+// that wants Orange imports @orange/core.
 const scripts = packageBuild({
   entry: {
-    'code-cache': 'src/startup/code-cache.ts',
-    // An agent's call through a long-running Orange's gateway: bin/run.js tries it before the bundle.
-    'gateway-client': '../core/src/gateway/index.ts',
-    'agent-wrapper': '../../plugins/tmux/src/agent-wrapper.ts',
     'window-reaper': '../../plugins/tmux/src/window-reaper.ts',
-    // And the process tmux pipe-pane feeds each agent's output to (`transcriptWriterPath`).
-    'transcript-writer': '../../plugins/tmux/src/transcript-writer.ts',
   },
   dts: false,
   clean: false,
-  // Each is one file: bin/run.js loads code-cache.js before anything else, alone.
+  // One file: it runs alone.
   splitting: false,
   noExternal: [/^(?!(jiti|typescript)(\/|$))/],
   external: ['jiti', 'typescript'],
@@ -123,4 +129,4 @@ const scripts = packageBuild({
   banner: { js: "import { createRequire as __orangeCreateRequire } from 'node:module'; const require = __orangeCreateRequire(import.meta.url);" },
 });
 
-export default [bundle, scripts];
+export default [bundle, entry, scripts];

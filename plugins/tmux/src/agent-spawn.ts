@@ -4,9 +4,9 @@ import { newSpawnId, OrangeError, pruneTranscripts, TRANSCRIPTS_KEPT, writeFileA
 import { agentEnv } from './agent-env.js';
 import { ensureOrangeShim } from './orange-shim.js';
 import { isAgentWindow, isReviewerWindow, sessionName, sessionTarget, WORKER_WINDOW, windowName, windowTarget } from './session-name.js';
-import { escapeTmuxFormat, type TmuxClient } from './tmux-client.js';
+import type { TmuxClient } from './tmux-client.js';
+import { escapeTmuxFormat } from './tmux-escape.js';
 import { killVerified } from './tmux-kill.js';
-import { transcriptPipeCommand } from './transcript-pipe.js';
 
 /** Bytes of agent argv + environment above which they travel in a spec file (tmux's limit is ~16 KB). */
 const INLINE_COMMAND_LIMIT = 12 * 1024;
@@ -19,10 +19,10 @@ function byteLength(args: readonly string[]): number {
 export interface SpawnSetup {
   readonly client: TmuxClient;
   readonly socketName: string | undefined;
-  /** The built exit wrapper (`dist/agent-wrapper.js`). */
+  /** The built exit wrapper (`dist/agent-wrapper.cjs`). */
   readonly wrapperPath: string;
-  /** Where agents' terminal output is kept (`dist/transcript-writer.js` and its cap), or null for none. */
-  readonly transcripts: { readonly writerPath: string; readonly maxBytes: number } | null;
+  /** Whether agents' terminal output is kept (the wrapper keeps it, capped at `maxBytes`), or null for none. */
+  readonly transcripts: { readonly maxBytes: number } | null;
 }
 
 /** What a spawn did: the spawn id, or null when the agent was already running. */
@@ -85,6 +85,11 @@ export async function spawnAgent(ctx: ActionContext, role: AgentRole, setup: Spa
   // The agent's identity: its calls show the spawn id with this secret; Orange keeps only its hash.
   const secret = await orange.store.identities.issue(meta.project, meta.id, role, spawnId);
   const env = agentEnv({ task: meta, role, prompt, workspace, spawnId, secret, paths: orange.paths, socketName: setup.socketName, harnessEnv: command.env });
+  const transcript = setup.transcripts ? orange.paths.transcriptFile(meta.project, meta.id, role, spawnId) : null;
+  if (setup.transcripts) {
+    await mkdir(orange.paths.taskLogsDir(meta.project, meta.id), { recursive: true, mode: 0o700 });
+    await pruneTranscripts(orange.paths, meta.project, meta.id, role, TRANSCRIPTS_KEPT - 1);
+  }
   const wrapper = [
     process.execPath,
     setup.wrapperPath,
@@ -93,6 +98,7 @@ export async function spawnAgent(ctx: ActionContext, role: AgentRole, setup: Spa
     '--task', meta.id,
     '--role', role,
     '--spawn', spawnId,
+    ...(transcript && setup.transcripts ? ['--transcript', transcript, '--transcript-max', String(setup.transcripts.maxBytes), '--tmux', client.bin] : []),
   ];
   let envArgs = Object.entries(env).flatMap(([key, value]) => ['-e', `${key}=${value}`]);
   let agentArgs = ['--', ...command.argv];
@@ -108,16 +114,7 @@ export async function spawnAgent(ctx: ActionContext, role: AgentRole, setup: Spa
   // A tmux client outside any session hands the pane its own PATH, overriding `-e PATH=…`.
   const clientEnv = { PATH: env.PATH };
   const newSession = ['new-session', '-d', '-s', session, ...place];
-  const transcript = setup.transcripts ? orange.paths.transcriptFile(meta.project, meta.id, role, spawnId) : null;
-  if (setup.transcripts) {
-    await mkdir(orange.paths.taskLogsDir(meta.project, meta.id), { recursive: true, mode: 0o700 });
-    await pruneTranscripts(orange.paths, meta.project, meta.id, role, TRANSCRIPTS_KEPT - 1);
-  }
-  // pipe-pane in the same tmux call as the window: the agent's first output is in the transcript too.
-  const pipe = setup.transcripts && transcript
-    ? ['pipe-pane', '-o', '-t', windowTarget(session, window), transcriptPipeCommand(process.execPath, setup.transcripts.writerPath, transcript, setup.transcripts.maxBytes)]
-    : null;
-  const launch = (command: string[]) => (pipe ? client.attemptChain([command, pipe], clientEnv) : client.attempt(command, clientEnv));
+  const launch = (command: string[]) => client.attempt(command, clientEnv);
   const [first, second] = sessionAlive ? [newWindow, newSession] : [newSession, newWindow];
   const started = await launch(first);
   if (!started.ok) {

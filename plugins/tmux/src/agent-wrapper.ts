@@ -1,13 +1,16 @@
 /**
- * Runs one agent and reports its exit to Orange at once, so exit rules need not wait for a poll.
- * Usage: node agent-wrapper.js [--cli <entry>] --project P --task ID --role R --spawn S -- <agent argv...>
- *    or: node agent-wrapper.js … --spawn S --spec <file.json>   ({argv, env}: for commands too long for tmux)
+ * Runs one agent, keeps its terminal output (with --transcript) and reports its exit to Orange at
+ * once, so exit rules need not wait for a poll.
+ * Usage: node agent-wrapper.cjs [--cli <entry>] --project P --task ID --role R --spawn S
+ *          [--transcript <file> --transcript-max <bytes> --tmux <bin>] -- <agent argv...>
+ *    or: node agent-wrapper.cjs … --spawn S --spec <file.json>   ({argv, env}: for commands too long for tmux)
  * Node builtins (and the gateway's small client) only: it starts before every agent and must start fast.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { constants } from 'node:os';
 import { exchange, GATEWAY_VERSION, gatewaySocketFor, requestEnv } from '@orange/core/gateway';
+import { PaneTranscript } from './pane-transcript.js';
 
 interface WrapperArgs {
   cli: string | null;
@@ -17,6 +20,7 @@ interface WrapperArgs {
   spawn: string;
   command: string[];
   env: Record<string, string>;
+  transcript: { file: string; maxBytes: number; tmux: string } | null;
 }
 
 function parseArgs(argv: string[]): WrapperArgs | string {
@@ -45,10 +49,16 @@ function parseArgs(argv: string[]): WrapperArgs | string {
   }
   if (command.length === 0) return 'no agent command (give it after "--" or in --spec)';
   const need = (name: string) => flags.get(name) ?? '';
-  return { cli: flags.get('cli') ?? null, project: need('project'), task: need('task'), role: need('role'), spawn: need('spawn'), command, env };
+  const file = flags.get('transcript');
+  const maxBytes = Number(flags.get('transcript-max'));
+  if (file && !(Number.isInteger(maxBytes) && maxBytes > 0)) return `--transcript-max must be a positive number of bytes`;
+  const transcript = file ? { file, maxBytes, tmux: flags.get('tmux') ?? 'tmux' } : null;
+  return { cli: flags.get('cli') ?? null, project: need('project'), task: need('task'), role: need('role'), spawn: need('spawn'), command, env, transcript };
 }
 
 const GATEWAY_TAKE_MS = 5000;
+/** How long the last of the agent's output may take to come back through tmux's pipe. */
+const TRANSCRIPT_DRAIN_MS = 500;
 
 function exitArgv(args: WrapperArgs, code: number): string[] {
   return ['agent', 'exited', '--project', args.project, '--task', args.task, '--role', args.role, '--spawn', args.spawn, '--code', String(code)];
@@ -91,14 +101,24 @@ function main(): void {
     process.stderr.write(`orange agent wrapper: ${args}\n`);
     process.exit(2);
   }
+  const pane = process.env.TMUX_PANE;
+  let transcript: PaneTranscript | null = null;
+  if (args.transcript && pane) {
+    // Piped before the agent starts: its first byte is kept too.
+    const started = PaneTranscript.start({ ...args.transcript, pane });
+    if (typeof started === 'string') process.stderr.write(`orange agent wrapper: no transcript: ${started}\n`);
+    else transcript = started;
+  }
   const [file, ...rest] = args.command as [string, ...string[]];
   const child = spawn(file, rest, { stdio: 'inherit', env: { ...process.env, ...args.env } });
   let finished = false;
   const finish = (code: number) => {
     if (finished) return;
     finished = true;
+    // The transcript is complete before the exit is reported: acting on it may close this window.
     // A gateway that took the report has it; else a detached `orange agent exited` carries it.
-    void reportThroughGateway(args, code)
+    void (transcript?.finish(TRANSCRIPT_DRAIN_MS) ?? Promise.resolve())
+      .then(() => reportThroughGateway(args, code))
       .catch(() => false)
       .then((taken) => {
         if (!taken) reportExit(args, code);

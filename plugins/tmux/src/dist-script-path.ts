@@ -11,9 +11,9 @@ function distScriptPath(file: string): string {
   return fileURLToPath(new URL(`../dist/${file}`, import.meta.url));
 }
 
-/** The exit wrapper every agent runs in (`dist/agent-wrapper.js`). */
+/** The exit wrapper every agent runs in (`dist/agent-wrapper.cjs`). */
 export function agentWrapperPath(): string {
-  return distScriptPath('agent-wrapper.js');
+  return distScriptPath('agent-wrapper.cjs');
 }
 
 /** The detached process that kills the caller's own windows once the caller has exited (`dist/window-reaper.js`). */
@@ -21,7 +21,3 @@ export function windowReaperPath(): string {
   return distScriptPath('window-reaper.js');
 }
 
-/** The process tmux pipe-pane feeds an agent's output to (`dist/transcript-writer.js`). */
-export function transcriptWriterPath(): string {
-  return distScriptPath('transcript-writer.js');
-}

@@ -1,6 +1,7 @@
 import { readFile, readlink } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { escapeTmuxArgument, escapeTmuxFormat, TmuxClient, typedText } from './tmux-client.js';
+import { TmuxClient, typedText } from './tmux-client.js';
+import { escapeTmuxArgument, escapeTmuxFormat } from './tmux-escape.js';
 
 describe('escapeTmuxArgument', () => {
   it('escapes a trailing ; so tmux does not read it as a command separator', () => {

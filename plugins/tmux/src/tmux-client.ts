@@ -1,4 +1,5 @@
-import { OrangeError } from '@orange/core';
+import { OrangeError, quickRun } from '@orange/core';
+import { escapeTmuxArgument } from './tmux-escape.js';
 
 /** Outcome of one tmux call that is allowed to fail. */
 export interface TmuxResult {
@@ -19,14 +20,6 @@ const NO_SERVER = /no server running|error connecting to|server exited unexpecte
 const MISSING_TARGET = /can't find (session|window|pane)|no such (session|window)|session not found|window not found/i;
 
 /**
- * tmux reads an argument that ends in `;` as a command separator, even inside an argument array;
- * `\;` at the end stands for a literal `;` (and tmux turns the `\` we add back into the original text).
- */
-export function escapeTmuxArgument(arg: string): string {
-  return arg.endsWith(';') ? `${arg.slice(0, -1)}\\;` : arg;
-}
-
-/**
  * Text typed into an agent's terminal, made inert: text from outside (a CI check's name, a review
  * comment, a summary) must never act as a key. Line breaks and tabs become spaces (a line break
  * would submit early); every other control character — Ctrl-C, ESC, BEL, DEL, the C1 range — is
@@ -35,11 +28,6 @@ export function escapeTmuxArgument(arg: string): string {
 export function typedText(text: string): string {
   // eslint-disable-next-line no-control-regex -- the control characters are what this removes
   return text.replace(/[\t\n\r]/g, ' ').replace(/[\u0000-\u001f\u007f-\u009f]/g, '');
-}
-
-/** `-c` (start directory) is expanded as a tmux format, so a literal `#` must be doubled. */
-export function escapeTmuxFormat(text: string): string {
-  return text.replace(/#/g, '##');
 }
 
 /** The variables that name an agent (its task, role and spawn): an `orange` call made by an agent has them. */
@@ -52,7 +40,7 @@ export function serverEnvironment(env: NodeJS.ProcessEnv): Record<string, string
   return kept;
 }
 
-/** The one way this plugin runs tmux: an argument array, on the configured server (`-L`). */
+/** The one way this plugin runs tmux: an argument array (`quickRun`: a fleet makes a dozen calls per task), on the configured server (`-L`). */
 export class TmuxClient {
   /** tmux processes started by this client (for the runtime's cost figures). */
   calls = 0;
@@ -84,19 +72,13 @@ export class TmuxClient {
 
   private async execute(argv: readonly string[], env?: Readonly<Record<string, string>>): Promise<TmuxResult> {
     this.calls++;
-    try {
-      // Loaded on first use: execa costs ~100 ms of start-up, and most CLI calls start no process.
-      const { execa } = await import('execa');
-      // The first tmux call starts the server, which keeps this process's working directory and
-      // environment for good: from `/` it never holds a worktree (a clean-up must not find it there),
-      // and without an agent's identity it is nobody's task.
-      const result = await execa(this.bin, argv, { reject: false, stdin: 'ignore', cwd: '/', env: { ...serverEnvironment(process.env), ...env }, extendEnv: false });
-      return { ok: result.exitCode === 0, stdout: String(result.stdout ?? ''), stderr: String(result.stderr ?? '') };
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT') throw new OrangeError('E_RUNTIME', `tmux is not installed (could not run "${this.bin}")`);
-      throw error;
-    }
+    // The first tmux call starts the server, which keeps this process's working directory and
+    // environment for good: from `/` it never holds a worktree (a clean-up must not find it there),
+    // and without an agent's identity it is nobody's task.
+    const result = await quickRun(this.bin, argv, { cwd: '/', env: { ...serverEnvironment(process.env), ...env } });
+    if (result.error?.code === 'ENOENT') throw new OrangeError('E_RUNTIME', `tmux is not installed (could not run "${this.bin}")`);
+    if (result.error) throw result.error;
+    return { ok: result.exitCode === 0, stdout: result.stdout, stderr: result.stderr };
   }
 
   /** Runs a tmux command; a failure is an E_RUNTIME error quoting tmux. */

@@ -6,7 +6,7 @@ import { taskSession, WORKER_WINDOW, windowTarget } from './session-name.js';
 import { TmuxClient } from './tmux-client.js';
 import { TmuxRuntime } from './tmux-runtime.js';
 import { workerNotice } from './worker-notice.js';
-import { agentWrapperPath, transcriptWriterPath, windowReaperPath } from './dist-script-path.js';
+import { agentWrapperPath, windowReaperPath } from './dist-script-path.js';
 
 const PLUGIN = 'tmux';
 
@@ -24,7 +24,7 @@ export function tmux(options: TmuxOptionsInput = {}): OrangePlugin {
         client,
         socketName: settings.socketName,
         wrapperPath: agentWrapperPath(),
-        transcripts: settings.transcripts ? { writerPath: transcriptWriterPath(), maxBytes: settings.transcriptMaxBytes } : null,
+        transcripts: settings.transcripts ? { maxBytes: settings.transcriptMaxBytes } : null,
       };
       const kills: KillSetup = { client, reaperPath: windowReaperPath() };
       const action = (name: string, fn: (ctx: ActionContext) => Promise<void>) => orange.hooks.actions.for(name).tapPromise(PLUGIN, fn);

@@ -1,4 +1,4 @@
-import { escapeTmuxFormat } from './tmux-client.js';
+import { escapeTmuxFormat } from './tmux-escape.js';
 
 /** One word for `sh`: single-quoted, with each `'` closed, escaped and reopened. */
 export function shellWord(text: string): string {
@@ -6,12 +6,12 @@ export function shellWord(text: string): string {
 }
 
 /**
- * The shell command tmux `pipe-pane` runs for a transcript. tmux gives pipe-pane a shell string
- * (it has no argument-array form), so it is built only from what Orange controls — the node
- * executable, the writer script, the transcript path under $ORANGE_HOME (project names and ids
- * are validated) and a number — never from task text; every word is quoted, and `#` is doubled
- * because tmux expands formats in the command before the shell sees it.
+ * The shell command tmux `pipe-pane` runs for a transcript: `cat` into the FIFO the agent wrapper
+ * reads. tmux gives pipe-pane a shell string (it has no argument-array form), so it is built only
+ * from what Orange controls — the FIFO's path under $ORANGE_HOME (project names and ids are
+ * validated) — never from task text; the path is quoted, and `#` is doubled because tmux expands
+ * formats in the command before the shell sees it.
  */
-export function transcriptPipeCommand(node: string, writer: string, file: string, maxBytes: number): string {
-  return escapeTmuxFormat(['exec', ...[node, writer, file, String(maxBytes)].map(shellWord)].join(' '));
+export function transcriptPipeCommand(fifo: string): string {
+  return escapeTmuxFormat(`exec cat > ${shellWord(fifo)}`);
 }

@@ -1,18 +1,17 @@
 /**
- * Agent transcripts: tmux pipe-pane feeds each agent's terminal output to the transcript writer,
- * which keeps it under the task's logs/ directory, capped and rotated.
+ * Agent transcripts: tmux pipe-pane feeds each agent's terminal output to its wrapper, which keeps
+ * it under the task's logs/ directory, capped and rotated.
  */
 import { randomBytes } from 'node:crypto';
-import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { listTranscripts } from '@orange/core';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, tmuxSandbox, type TmuxSandbox } from '../test/tmux-sandbox.js';
-import { transcriptWriterPath } from './dist-script-path.js';
-import { transcriptPipeCommand } from './transcript-pipe.js';
+import { agentWrapperPath } from './dist-script-path.js';
+import { TranscriptFile } from './transcript-file.js';
 
 let box: TmuxSandbox;
 
@@ -40,6 +39,25 @@ describe('agent transcripts', () => {
   });
 });
 
+describe('the end of a transcript', () => {
+  it('keeps what an agent printed just before it exited, without the fence, and leaves no FIFO behind', async () => {
+    // A burst right before the exit: tmux is still pumping it through the pipe when the agent is gone.
+    box.setAgent(() => ['sh', '-c', 'sleep 0.3; seq 1 30000; printf "the very last words, no newline"']);
+    const task = await box.newTask({ branch: 'transcript-end' });
+    const spawnId = (await box.read(task)).meta.worker_spawn as string;
+    const file = box.orange.paths.transcriptFile('demo', task.meta.id, 'worker', spawnId);
+    const logs = box.orange.paths.taskLogsDir('demo', task.meta.id);
+    // The window closes when the wrapper exits: after the fence came back and the file was closed.
+    await eventually(async () => !(await box.windows()).some((w) => w.includes(task.meta.id)));
+    // The wrapper removed its FIFO.
+    expect(await readdir(logs)).toEqual([`worker-${spawnId}.log`]);
+    const text = await readFile(file, 'utf8');
+    expect(text.endsWith('the very last words, no newline'), JSON.stringify(text)).toBe(true);
+    expect(text).toContain('\n29999\r\n30000\r\n');
+    expect(text).not.toContain('orange-fence');
+  });
+});
+
 describe('the pipe-pane command', () => {
   it('reaches a transcript path full of shell and tmux metacharacters intact', async () => {
     const dir = await mkdtemp(join(tmpdir(), "orange it's $HOME; #{pane_id} `x` "));
@@ -47,8 +65,9 @@ describe('the pipe-pane command', () => {
     try {
       const file = join(dir, 'logs', "worker-a'b.log");
       await mkdir(join(dir, 'logs'));
-      const command = transcriptPipeCommand(process.execPath, transcriptWriterPath(), file, 4096);
-      await execa('tmux', ['-L', socket, 'new-session', '-d', '-s', 't', 'sh', '-c', 'sleep 0.2; echo out-of-the-pane; sleep 30', ';', 'pipe-pane', '-o', '-t', '=t:', command]);
+      const wrapper = [process.execPath, agentWrapperPath(), '--project', 'demo', '--task', 'T'.repeat(21), '--role', 'worker', '--spawn', 'S1'];
+      const transcript = ['--transcript', file, '--transcript-max', '4096', '--tmux', 'tmux'];
+      await execa('tmux', ['-L', socket, 'new-session', '-d', '-s', 't', ...wrapper, ...transcript, '--', 'sh', '-c', 'echo out-of-the-pane; sleep 30']);
       const text = await eventually(() => readFile(file, 'utf8').then((t) => (t.includes('out-of-the-pane') ? t : null)));
       expect(text).toContain('out-of-the-pane');
     } finally {
@@ -58,24 +77,23 @@ describe('the pipe-pane command', () => {
   });
 });
 
-describe('the transcript writer', () => {
+describe('the transcript file', () => {
   it('rotates at the cap into <file>.1, keeping the newest output and at most twice the cap', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'orange-writer-'));
+    const dir = await mkdtemp(join(tmpdir(), 'orange-transcript-'));
     try {
       const file = join(dir, 'logs', 'worker-abc.log');
-      const writer = spawn(process.execPath, [transcriptWriterPath(), file, '4096'], { stdio: ['pipe', 'ignore', 'pipe'] });
-      let stderr = '';
-      writer.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const transcript = new TranscriptFile(file, 4096);
       const lines = Array.from({ length: 500 }, (_, i) => `line ${String(i).padStart(4, '0')} ${'x'.repeat(20)}\n`).join('');
-      writer.stdin.end(lines);
-      const code = await new Promise<number | null>((resolve) => writer.on('exit', resolve));
-      expect(code, stderr).toBe(0);
+      // In uneven chunks, as a pipe delivers them: a chunk may straddle the cap.
+      for (let at = 0; at < lines.length; at += 777) transcript.write(Buffer.from(lines.slice(at, at + 777)));
+      transcript.close();
       const current = await readFile(file, 'utf8');
       const older = await readFile(`${file}.1`, 'utf8');
       expect(Buffer.byteLength(older)).toBe(4096);
       expect(Buffer.byteLength(current)).toBeLessThanOrEqual(4096);
       expect((older + current).endsWith(lines.slice(-(older.length + current.length)))).toBe(true);
       expect(current.endsWith('line 0499 xxxxxxxxxxxxxxxxxxxx\n')).toBe(true);
+      expect((await stat(file)).mode & 0o777).toBe(0o600);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
