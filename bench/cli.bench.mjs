@@ -21,7 +21,7 @@ import { execa } from 'execa';
 import { OrangePaths, TaskStore, newTaskId, newTaskMeta } from '@orange/core';
 import { root, median, printTable, GIT } from './lib.mjs';
 
-const CLI = join(root, 'packages/cli/bin/run.js');
+const CLI = join(root, 'packages/cli/bin/run.cjs');
 const RUNS = 15;
 const WARMUPS = 2;
 const TASKS = 1000;

@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import { OrangePaths, TaskStore, newTaskId, newTaskMeta, processStart } from '@orange/core';
 import { root, median, pct, printTable, withTempDir } from './lib.mjs';
 
-const CLI = join(root, 'packages/cli/bin/run.js');
+const CLI = join(root, 'packages/cli/bin/run.cjs');
 const STATUSES = ['pending', 'planning', 'working', 'agent-review', 'reviewing', 'done', 'cancelled'];
 const CHANGES = 25;
 const GOAL_FIRST_1K_MS = 1500;

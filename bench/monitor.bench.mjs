@@ -8,7 +8,7 @@ import { Monitor, Orange, OrangePaths, newTaskMeta, newTaskId, readHistory } fro
 import { tmux } from '@orange/plugin-tmux';
 import { root, median, pct, printTable, GIT } from './lib.mjs';
 
-const CLI = join(root, 'packages/cli/bin/run.js');
+const CLI = join(root, 'packages/cli/bin/run.cjs');
 const AGENT = join(root, 'packages/cli/agents/scripted-agent.mjs');
 const HARNESS = join(root, 'plugins/harness-command/dist/index.js');
 

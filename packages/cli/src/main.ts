@@ -2,7 +2,7 @@ import { execute } from '@oclif/core/execute';
 import { settings } from '@oclif/core/settings';
 
 /**
- * Runs the CLI. `bin/run.js` imports this bundle instead of `@oclif/core`, so that oclif, the
+ * Runs the CLI. `bin/run.cjs` imports this bundle instead of `@oclif/core`, so that oclif, the
  * command table and @orange/core come from one set of bundled files (one oclif instance, no
  * per-file module resolution on every call).
  */

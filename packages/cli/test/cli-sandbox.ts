@@ -9,7 +9,7 @@ import { expect } from 'vitest';
 
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 /** The built CLI: these tests run what users run. */
-export const CLI = join(root, 'packages/cli/bin/run.js');
+export const CLI = join(root, 'packages/cli/bin/run.cjs');
 const AGENT = join(root, 'packages/cli/agents/scripted-agent.mjs');
 const plugin = (dir: string) => pathToFileURL(join(root, dir, 'dist/index.js')).href;
 
@@ -84,7 +84,7 @@ export interface SandboxOptions {
 /**
  * A throwaway world for the built CLI: its own ORANGE_HOME, HOME, tmux server (socket) and
  * config; a bare `origin` with a clone registered as a project. Every call runs
- * `node bin/run.js` as a child process with an argument array and only the environment given.
+ * `node bin/run.cjs` as a child process with an argument array and only the environment given.
  */
 export class CliSandbox {
   readonly paths: OrangePaths;

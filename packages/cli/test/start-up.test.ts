@@ -35,15 +35,15 @@ describe('start-up', () => {
     const { files, output } = await modulesLoadedBy(['task', 'list', '--json']);
     const cli = pathToFileURL(join(root, 'packages/cli')).href;
     expect(files.length, `no module was traced\n${output}`).toBeGreaterThan(0);
-    // bin/run.js, the gateway's small client (a scripted call tries the gateway first; none listens
-    // here), the code-cache loader and the one bundle.
-    expect(files.sort(), output).toEqual([`${cli}/bin/run.js`, `${cli}/dist/code-cache.js`, `${cli}/dist/gateway-client.js`, `${cli}/dist/main.cjs`]);
+    // bin/run.cjs, its entry (the gateway's small client — a scripted call tries the gateway first;
+    // none listens here — and the code-cache loader) and the one bundle.
+    expect(files.sort(), output).toEqual([`${cli}/bin/run.cjs`, `${cli}/dist/entry.cjs`, `${cli}/dist/main.cjs`]);
   });
 });
 
 describe('scripts beside the bundle', () => {
   it('the agent wrapper and the window reaper load and answer bad usage themselves (exit 2, no crash)', async () => {
-    for (const script of ['agent-wrapper.js', 'window-reaper.js']) {
+    for (const script of ['agent-wrapper.cjs', 'window-reaper.js']) {
       const run = await execa(process.execPath, [join(root, 'packages/cli/dist', script)], { reject: false });
       const output = `${script}: exit ${String(run.exitCode)}\n${String(run.stdout)}\n${String(run.stderr)}`;
       expect(run.exitCode, output).toBe(2);

@@ -93,13 +93,13 @@ describe('the packed packages', () => {
       const listing = await execa('tar', ['-tzf', packed.file]);
       const files = String(listing.stdout).split('\n').map((f) => f.replace(/^package\//, ''));
       const cli = workspace === 'packages/cli';
-      const need = ['package.json', 'README.md', 'LICENSE', ...(cli ? ['bin/run.js', 'oclif.manifest.json', 'dist/main.cjs', 'dist/code-cache.js', 'agents/scripted-agent.mjs'] : ['dist/index.js', 'dist/index.d.ts'])];
+      const need = ['package.json', 'README.md', 'LICENSE', ...(cli ? ['bin/run.cjs', 'oclif.manifest.json', 'dist/main.cjs', 'dist/entry.cjs', 'agents/scripted-agent.mjs'] : ['dist/index.js', 'dist/index.d.ts'])];
       for (const file of need) if (!files.includes(file)) problems.push(`${manifest.name}: ${file} is not in the tarball`);
       // Whatever package.json points at must be in the tarball: an entry nobody builds is a broken install.
       for (const file of entryFiles(manifest)) if (!files.includes(file.replace(/^\.\//, ''))) problems.push(`${manifest.name}: ${file}, named in package.json, is not in the tarball`);
       if (files.some((f) => f.startsWith('src/') || f.endsWith('.test.ts'))) problems.push(`${manifest.name}: sources or tests are in the tarball`);
       if (cli) {
-        if (manifest.bin?.orange !== './bin/run.js') problems.push(`${manifest.name}: bin "orange" must be ./bin/run.js`);
+        if (manifest.bin?.orange !== './bin/run.cjs') problems.push(`${manifest.name}: bin "orange" must be ./bin/run.cjs`);
       } else {
         const main = manifest.exports?.['.'];
         if (typeof main !== 'object' || main.types !== './dist/index.d.ts' || main.import !== './dist/index.js') problems.push(`${manifest.name}: exports "." must give types and import from dist`);

@@ -7,7 +7,7 @@ import { ledgerStatus, OrangePaths, readHistory, TaskStore, type HistoryEvent, t
 import { processesOf, type LiveProcess } from './live-processes.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
-export const CLI = join(root, 'packages/cli/bin/run.js');
+export const CLI = join(root, 'packages/cli/bin/run.cjs');
 export const AGENT = join(root, 'packages/cli/agents/scripted-agent.mjs');
 const plugin = (dir: string) => pathToFileURL(join(root, dir, 'dist/index.js')).href;
 

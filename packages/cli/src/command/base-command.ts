@@ -123,7 +123,7 @@ export abstract class OrangeCommand extends Command {
 
   /** The `orange` entry script, for processes this CLI starts of itself. */
   protected get cliEntry(): string {
-    return join(this.config.root, 'bin', 'run.js');
+    return join(this.config.root, 'bin', 'run.cjs');
   }
 
   /**

@@ -51,7 +51,7 @@ export default class Demo extends OrangeCommand {
     const offSignals = onSignals(DEMO_SIGNALS, onSignal);
     try {
       const result = await runDemo({
-        cliEntry: join(this.config.root, 'bin', 'run.js'),
+        cliEntry: join(this.config.root, 'bin', 'run.cjs'),
         keep: flags.keep,
         workflow: flags.workflow === 'pipeline' ? 'pipeline' : 'default',
         timeoutMs: flags.timeout * 1000,

@@ -46,7 +46,7 @@ const PIPELINE_SETTINGS = { attempts: 2, breaker: 3, budgetUsd: 0.1, verify: [['
 export interface DemoOptions {
   /** `default` (plan, work, review, merge) or `pipeline` (classify, phases, verify, retry, escalate, budget). */
   readonly workflow?: 'default' | 'pipeline';
-  /** Absolute path of the orange CLI entry (bin/run.js). */
+  /** Absolute path of the orange CLI entry (bin/run.cjs). */
   readonly cliEntry: string;
   /** Keep the sandbox (repo, ORANGE_HOME) instead of deleting it. */
   readonly keep: boolean;

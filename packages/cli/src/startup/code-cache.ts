@@ -16,7 +16,7 @@ import vm from 'node:vm';
  * cannot be read, is refused by V8, or cannot be written just means compiling as before.
  */
 
-/** Where caches live and what this call is, decided by the caller (bin/run.js, tests). */
+/** Where caches live and what this call is, decided by the caller (bin/run.cjs, tests). */
 export interface CodeCacheOptions {
   /** Directory of the cache files, or null to run without a cache. */
   readonly dir: string | null;

@@ -78,7 +78,7 @@ export async function loadModuleConfig(file: string, modules: SharedModules = {}
 
 /**
  * Where jiti keeps compiled configs: beside the CLI's own code cache (`ORANGE_CODE_CACHE_DIR`,
- * which bin/run.js sets), in the user's private cache folder. jiti's default is a shared
+ * which bin/run.cjs sets), in the user's private cache folder. jiti's default is a shared
  * `$TMPDIR/jiti`, where another user could leave compiled code for the next call to run, and
  * which outlives a sandbox that points TMPDIR at itself.
  */

@@ -150,7 +150,7 @@ async function readAll(): Promise<string> {
 export type GatewayCall = { readonly exit: number } | { readonly stdin: string | null };
 
 /**
- * The standard input a call read before it fell back to the CLI: `bin/run.js` leaves it here, and
+ * The standard input a call read before it fell back to the CLI: `bin/run.cjs` leaves it here, and
  * the CLI's `readStdin` takes it instead of the (already drained) stream.
  */
 export const BUFFERED_STDIN = Symbol.for('orange.stdin');

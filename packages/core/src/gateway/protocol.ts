@@ -1,7 +1,7 @@
 /**
  * The gateway's wire format (docs/architecture.md, "The gateway"): over a Unix socket, the client
  * writes one request as a line of JSON, the server answers with one line of JSON and closes.
- * Shared by the client (`bin/run.js`, the agent wrapper: Node builtins only) and the server.
+ * Shared by the client (`bin/run.cjs`, the agent wrapper: Node builtins only) and the server.
  */
 
 /** Who a socket serves: agents (with the identity Orange gave them), or a person's scripts. */
@@ -56,7 +56,7 @@ export type GatewayReply =
  * (git, gh, tmux, an agent) do: two processes may differ in them and still run a command alike.
  */
 export function isShellVariable(key: string): boolean {
-  // ORANGE_CODE_CACHE_DIR: where the CLI keeps its compiled code, which bin/run.js sets for itself.
+  // ORANGE_CODE_CACHE_DIR: where the CLI keeps its compiled code, which bin/run.cjs sets for itself.
   return /^(_|PWD|OLDPWD|SHLVL|TERM|TERM_\w+|COLORTERM|COLUMNS|LINES|TMUX|TMUX_PANE|WINDOWID|SSH_TTY|SSH_CLIENT|SSH_CONNECTION|PS\d|PROMPT_COMMAND|HIST\w*|INIT_CWD|npm_\w+|ORANGE_CODE_CACHE_DIR)$/.test(key);
 }
 
