@@ -46,7 +46,7 @@ const outboxEntries = async (b: Sandbox) => (await readdir(b.paths.outboxDir).ca
 
 /** Pids of `orange notifications deliver` processes working in `cwd` (this sandbox's, not another test's). */
 async function deliverers(cwd: string): Promise<number[]> {
-  const found = await execa('pgrep', ['-f', '--', 'run\\.js notifications deliver'], { reject: false });
+  const found = await execa('pgrep', ['-f', '--', 'run\\.cjs notifications deliver'], { reject: false });
   const pids: number[] = [];
   for (const pid of String(found.stdout).split('\n').filter(Boolean).map(Number)) {
     if ((await readlink(`/proc/${pid}/cwd`).catch(() => '')) === cwd) pids.push(pid);
