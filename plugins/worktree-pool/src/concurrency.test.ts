@@ -48,7 +48,7 @@ describe('concurrent acquires', () => {
     expect(started).toHaveLength(2);
     expect(new Set(started.map((o) => o.workspace)).size).toBe(2);
     for (const o of outcomes.filter((o) => !o.started)) {
-      expect(o.code).toBe('E_VETOED');
+      expect(o.code, o.message).toBe('E_VETOED');
       expect(o.message).toMatch(/workspace pool for project demo is exhausted \(2 of 2 in use\)/);
     }
 

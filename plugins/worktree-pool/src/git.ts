@@ -21,12 +21,7 @@ export class Git {
   /** Runs git in `dir` and returns stdout; a failure becomes E_WORKSPACE naming the command and git's reason. */
   async run(dir: string, args: readonly string[]): Promise<string> {
     const result = await this.attempt(dir, args);
-    if (!result.ok) {
-      throw new OrangeError('E_WORKSPACE', `git ${args.join(' ')} failed in ${dir}: ${firstLine(result.stderr) || 'unknown error'}`, {
-        dir,
-        args: [...args],
-      });
-    }
+    if (!result.ok) throw gitFailure(dir, args, result);
     return result.stdout;
   }
 
@@ -34,6 +29,11 @@ export class Git {
   async hasRef(dir: string, ref: string): Promise<boolean> {
     return (await this.attempt(dir, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`])).ok;
   }
+}
+
+/** The E_WORKSPACE error for a failed git command: the command, where, and git's own reason. */
+export function gitFailure(dir: string, args: readonly string[], result: GitResult): OrangeError {
+  return new OrangeError('E_WORKSPACE', `git ${args.join(' ')} failed in ${dir}: ${firstLine(result.stderr) || 'unknown error'}`, { dir, args: [...args] });
 }
 
 function firstLine(text: string): string {

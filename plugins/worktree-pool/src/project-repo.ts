@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { appendFile, lstat, mkdir, readFile, readlink, symlink, unlink } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { OrangeError, type Logger, type Project } from '@orange/core';
-import type { Git } from './git.js';
+import { gitFailure, type Git } from './git.js';
 
 /** The name the task file is linked under in every worktree. */
 export const TASK_LINK = 'TASK.md';
@@ -11,6 +11,9 @@ export const TASK_LINK = 'TASK.md';
  * A registered project's repository as the pool sees it: where worktrees are based,
  * how they are created, put on a task's branch, and reset.
  */
+/** Tries of `git worktree add` that another add in the same repository got in the way of. */
+const ADD_ATTEMPTS = 5;
+
 /** How long a repository's answer to "do you have the remote?" is trusted (a remote added by hand is seen after this). */
 const REMOTE_CHECK_TTL_MS = 30_000;
 
@@ -18,6 +21,10 @@ export class ProjectRepo {
   private remoteKnown: { readonly value: boolean; readonly at: number } | undefined;
   private fetching: Promise<void> | undefined;
   private nextFetch: Promise<void> | undefined;
+  /** The base found since the last fetch (a fetch may make `<remote>/<default>` appear or go). */
+  private base: { readonly ref: string; readonly at: number } | undefined;
+  /** The exclude file git uses (the repository's, shared by every worktree of it). */
+  private excludeFile: string | undefined;
 
   constructor(
     readonly project: Project,
@@ -60,11 +67,22 @@ export class ProjectRepo {
   private async fetchNow(): Promise<void> {
     if (!(await this.hasRemote())) return;
     const result = await this.git.attempt(this.dir, ['fetch', '--prune', this.remote]);
+    this.base = undefined;
     if (!result.ok) this.log.warn('fetch failed; using the refs already fetched', { project: this.project.name, remote: this.remote, error: result.stderr.trim() });
   }
 
-  /** Where free worktrees sit: `<remote>/<default>`, or the local default branch when there is no remote. */
+  /**
+   * Where free worktrees sit: `<remote>/<default>`, or the local default branch when there is no
+   * remote. Asked of git again after every fetch, and at most 30 s after the last time.
+   */
   async baseRef(): Promise<string> {
+    if (this.base && Date.now() - this.base.at <= REMOTE_CHECK_TTL_MS) return this.base.ref;
+    const ref = await this.findBaseRef();
+    this.base = { ref, at: Date.now() };
+    return ref;
+  }
+
+  private async findBaseRef(): Promise<string> {
     const remoteRef = `${this.remote}/${this.project.default_branch}`;
     if ((await this.hasRemote()) && (await this.git.hasRef(this.dir, `refs/remotes/${remoteRef}`))) return remoteRef;
     if (!(await this.git.hasRef(this.dir, `refs/heads/${this.project.default_branch}`))) {
@@ -84,10 +102,20 @@ export class ProjectRepo {
       if (mine === theirs) return;
       throw new OrangeError('E_WORKSPACE', `${path} exists but is not a worktree of ${this.dir}; move it away and retry`);
     }
-    // A worktree directory deleted by hand stays registered until pruned, and blocks `worktree add`.
-    await this.git.attempt(this.dir, ['worktree', 'prune']);
     await mkdir(dirname(path), { recursive: true });
-    await this.git.run(this.dir, ['worktree', 'add', '--detach', path, await this.baseRef()]);
+    // --force: a worktree directory deleted by hand stays registered, and blocks a plain add. Not
+    // `worktree prune` first: run beside another process's add, it removes the entry that add is
+    // still making.
+    const args = ['worktree', 'add', '--force', '--detach', path, await this.baseRef()];
+    // Two tasks starting together add worktrees to one repository at once (outside the pool lock),
+    // and git reads every registered worktree's files as it adds one: it may read one the other add
+    // is still writing ("failed to read .git/worktrees/<name>/commondir"). Nothing is created then.
+    for (let attempt = 1; ; attempt++) {
+      const result = await this.git.attempt(this.dir, args);
+      if (result.ok) break;
+      if (attempt >= ADD_ATTEMPTS || !/failed to read .*worktrees[\\/]/.test(result.stderr)) throw gitFailure(this.dir, args, result);
+      await new Promise((resolve) => setTimeout(resolve, 20 * attempt));
+    }
     this.log.info('worktree created', { project: this.project.name, path });
   }
 
@@ -140,7 +168,8 @@ export class ProjectRepo {
 
   /** Adds each pattern missing from the worktree's exclude file. */
   async exclude(worktree: string, patterns: readonly string[]): Promise<void> {
-    const file = resolve(worktree, (await this.git.run(worktree, ['rev-parse', '--git-path', 'info/exclude'])).trim());
+    this.excludeFile ??= resolve(worktree, (await this.git.run(worktree, ['rev-parse', '--git-path', 'info/exclude'])).trim());
+    const file = this.excludeFile;
     const existing = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT') return '';
       throw error;
