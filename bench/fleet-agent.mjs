@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // A fleet agent for `npm run bench -- fleet`: it behaves like a real agent between its model's
 // turns. It thinks 1–3 s between steps, writes its sections with `orange task section set`,
-// commits, and either asks for the next status or (every other task, by id) simply exits where the
+// commits, and either asks for the next status or (every other task) simply exits where the
 // exit rules move it on (after its handoff, after its review); a plan is always followed by a request,
 // since a worker that left after planning would leave nobody to work. Every request and exit is logged with its time, so the bench can measure
 // how long Orange takes to act on it. Node builtins only.
@@ -15,8 +15,9 @@ const role = env.ORANGE_ROLE ?? 'worker';
 const taskId = env.ORANGE_TASK_ID ?? 'unknown';
 const logDir = join(env.ORANGE_HOME ?? '.', 'agent-logs');
 mkdirSync(logDir, { recursive: true });
-// Half the fleet exits where the other half asks: decided by the id, so a respawned agent agrees.
-const exits = taskId.charCodeAt(taskId.length - 1) % 2 === 0;
+// Exactly half the fleet exits where the other half asks: decided by the task's number in its branch
+// (fleet/task-<n>, as the bench creates them), so every run has the same mix and a respawned agent agrees.
+const exits = Number(/(\d+)$/.exec(env.ORANGE_BRANCH ?? '')?.[1] ?? taskId.charCodeAt(taskId.length - 1)) % 2 === 0;
 
 function log(event, fields = {}) {
   appendFileSync(join(logDir, `${taskId}.jsonl`), `${JSON.stringify({ at: Date.now(), role, event, ...fields })}\n`);

@@ -11,7 +11,7 @@ import { basename, join } from 'node:path';
 import { OrangePaths, readHistory, TaskStore } from '@orange/core';
 import { GIT, pct, printTable, root, withTempDir } from './lib.mjs';
 
-const CLI = join(root, 'packages/cli/bin/run.js');
+const CLI = join(root, 'packages/cli/bin/run.cjs');
 const AGENT = join(root, 'bench/fleet-agent.mjs');
 const PROBE = join(root, 'bench/cpu-probe.cjs');
 
@@ -153,7 +153,7 @@ export default async function main() {
       { figure: 'agent request → status, p50 / p90 (ms)', value: `${ms(r.requests, 0.5)} / ${ms(r.requests, 0.9)} (${r.requests.length})`, goal: 'p90 ≤ 1,000', met: r.requests.length ? pct(r.requests, 0.9) <= 1000 : null },
       { figure: 'agent exit → status, p50 / p90 (ms)', value: `${ms(r.exits, 0.5)} / ${ms(r.exits, 0.9)} (${r.exits.length})`, goal: 'p90 ≤ 1,000', met: r.exits.length ? pct(r.exits, 0.9) <= 1000 : null },
       { figure: 'machine busy during the run', value: `${r.cores.toFixed(0)} % of all cores` },
-      { figure: 'CPU per task, whole machine (s)', value: (r.cpu / r.tasks).toFixed(1), goal: '≤ 1.3', met: r.cpu / r.tasks <= 1.3 },
+      { figure: 'CPU per task, whole machine (s)', value: (r.cpu / r.tasks).toFixed(2), goal: '≤ 1.3', met: r.cpu / r.tasks <= 1.3 },
       { figure: 'monitor passes, p50 / max (ms)', value: `${ms(r.passes, 0.5)} / ${r.passes.length ? Math.round(Math.max(...r.passes)).toLocaleString('en') : '—'} (${r.passes.length})`, goal: 'max ≤ 2,000', met: r.passes.length ? Math.max(...r.passes) <= 2000 : null },
     ]);
     // Where the CPU went: Node processes by kind (their own time); the rest is git, tmux and shells.
