@@ -37,7 +37,8 @@ export interface CreateRequest {
 export interface DashboardActions {
   spawn(ref: TaskRef): Promise<string>;
   respawn(ref: TaskRef): Promise<string>;
-  create(request: CreateRequest): Promise<string>;
+  /** Creates the task; its sentence for the status bar and the new task (the dashboard selects it). */
+  create(request: CreateRequest): Promise<{ readonly message: string; readonly ref: TaskRef }>;
   requestChanges(ref: TaskRef, instructions: string): Promise<string>;
   /**
    * Throws the refusal of a merge that cannot happen, before anyone is asked to confirm it; else
@@ -86,7 +87,7 @@ export class OrangeActions implements DashboardActions {
     return `task ${ref.id}: agent restarted (${task.meta.status})`;
   }
 
-  async create(request: CreateRequest): Promise<string> {
+  async create(request: CreateRequest): Promise<{ readonly message: string; readonly ref: TaskRef }> {
     const result = await this.orange.engine.createTask({
       actor: 'person',
       project: request.project,
@@ -96,9 +97,10 @@ export class OrangeActions implements DashboardActions {
       ...(request.status === 'reviewing' ? { status: 'reviewing', spawn: false } : { spawn: true }),
     });
     const { meta } = result.task;
-    if (result.queuedReason) return `created task ${meta.id} on ${meta.branch}; not started yet: ${result.queuedReason}`;
-    if (result.failedHooks.length > 0) return `created task ${meta.id}, but ${result.failedHooks.join(', ')} failed; it is flagged for attention`;
-    return `created task ${meta.id} on ${meta.branch} (${meta.status})`;
+    const ref = { project: meta.project, id: meta.id };
+    if (result.queuedReason) return { ref, message: `created task ${meta.id} on ${meta.branch}; not started yet: ${result.queuedReason}` };
+    if (result.failedHooks.length > 0) return { ref, message: `created task ${meta.id}, but ${result.failedHooks.join(', ')} failed; it is flagged for attention` };
+    return { ref, message: `created task ${meta.id} on ${meta.branch} (${meta.status})` };
   }
 
   async requestChanges(ref: TaskRef, instructions: string): Promise<string> {

@@ -93,7 +93,9 @@ export class RecordingActions implements DashboardActions {
 
   spawn = (ref: TaskRef) => this.record('spawn', ref.id);
   respawn = (ref: TaskRef) => this.record('respawn', ref.id);
-  create = (request: CreateRequest) => this.record('create', JSON.stringify(request));
+  /** The task `create` says it made. */
+  created: TaskRef = { project: 'app', id: 'NEWTASK00000000000001' };
+  create = async (request: CreateRequest) => ({ message: await this.record('create', JSON.stringify(request)), ref: this.created });
   requestChanges = (ref: TaskRef, text: string) => this.record('requestChanges', `${ref.id} ${text}`);
   /** What `checkMerge` finds: set `forced` for a task the review has not passed. */
   forced = false;

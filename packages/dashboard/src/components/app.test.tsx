@@ -142,6 +142,92 @@ describe('the task table', () => {
   });
 });
 
+describe('the selection', () => {
+  /** The summary line under the selected row says which task holds the selection. */
+  const selectedSummary = (frame: string) => /^\s+(summary of \w+)$/m.exec(frame)?.[1] ?? null;
+
+  it('is the first task on open and stays on it when another task changes and sorts above it', async () => {
+    const a = fakeRow({ status: 'working', branch: 'task-a', summary: 'summary of a', updated_at: '2026-01-01T10:00:02.000Z' });
+    const b = fakeRow({ status: 'working', branch: 'task-b', summary: 'summary of b', updated_at: '2026-01-01T10:00:01.000Z' });
+    const ui = open([a, b]);
+    await ui.shows('summary of a');
+    // Nobody touched a key: b changes (another shell) and now sorts first.
+    ui.source.set([a, { ...b, meta: { ...b.meta, summary: 'summary of b', updated_at: '2026-01-01T10:00:09.000Z' } }]);
+    await vi.waitFor(() => expect(ui.frame().indexOf('task-b')).toBeLessThan(ui.frame().indexOf('task-a')));
+    expect(selectedSummary(ui.frame()), ui.frame()).toBe('summary of a');
+    // Enter acts on the task the person sees selected.
+    await ui.press('\r');
+    const acted = [...ui.actions.calls, ...ui.attach.mock.calls.map((call) => (call[0] as TaskRow).meta.id)].join(' ');
+    expect(acted).toContain(a.meta.id);
+    expect(acted).not.toContain(b.meta.id);
+  });
+
+  it('moves to the neighbour of a task that leaves the view, not to the task that changed last', async () => {
+    const rows = ['a', 'b', 'c'].map((n, i) => fakeRow({ status: 'working', branch: `task-${n}`, summary: `summary of ${n}`, updated_at: `2026-01-01T10:00:0${5 - i}.000Z` }));
+    const [a, b, c] = rows as [TaskRow, TaskRow, TaskRow];
+    const ui = open(rows);
+    await ui.shows('summary of a');
+    await ui.press('j');
+    await ui.shows('summary of b');
+    // b is deleted while c changes and sorts first: the selection goes to the row now in b's place
+    // (a), not to c, the task that changed last.
+    ui.source.set([a, { ...c, meta: { ...c.meta, updated_at: '2026-01-01T10:00:09.000Z' } }]);
+    await ui.hides('task-b');
+    expect(selectedSummary(ui.frame()), ui.frame()).toBe('summary of a');
+  });
+
+  it('selects the task just created with c', async () => {
+    const old = fakeRow({ status: 'working', branch: 'task-old', summary: 'summary of old' });
+    const ui = open([old]);
+    await ui.shows('summary of old');
+    ui.actions.created = { project: 'app', id: 'NEWTASK00000000000001' };
+    await ui.press('c');
+    await ui.shows('New task');
+    await ui.press('feature/new');
+    await ui.press('\r');
+    await ui.shows('create done');
+    ui.source.set([old, fakeRow({ id: 'NEWTASK00000000000001', status: 'planning', branch: 'feature/new', summary: 'summary of new', updated_at: '2026-01-01T09:00:00.000Z' })]);
+    await ui.shows('summary of new');
+    expect(selectedSummary(ui.frame()), ui.frame()).toBe('summary of new');
+  });
+});
+
+describe('the status bar', () => {
+  it('lets an outcome go after 10 s and a refusal after 30 s', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] });
+    try {
+      const ui = open([fakeRow({ status: 'working', branch: 'task-a' }, { liveness: 'dead', expected: ['worker'], active: true })]);
+      await vi.advanceTimersByTimeAsync(50);
+      ui.actions.refuse.set('respawn', new OrangeError('E_RUNTIME', 'tmux new-window failed: no server'));
+      ui.press('\r');
+      await vi.advanceTimersByTimeAsync(50);
+      expect(ui.frame()).toContain('tmux new-window failed');
+      await vi.advanceTimersByTimeAsync(29_000);
+      expect(ui.frame()).toContain('tmux new-window failed');
+      await vi.advanceTimersByTimeAsync(1_500);
+      expect(ui.frame()).not.toContain('tmux new-window failed');
+      ui.press('y');
+      await vi.advanceTimersByTimeAsync(50);
+      expect(ui.frame()).toContain('copied');
+      await vi.advanceTimersByTimeAsync(10_500);
+      expect(ui.frame()).not.toContain('copied');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('wraps a long refusal onto a second line instead of cutting off its advice', async () => {
+    const advice = 'install the GitHub CLI (gh) and log in with gh auth login, or merge the branch locally with m';
+    const ui = open([fakeRow({ status: 'reviewing', branch: 'task-a' })]);
+    ui.resize(80, 30);
+    ui.actions.refuse.set('pullRequest', new OrangeError('E_SCM', `no pull request can be opened for this task: ${advice}`));
+    await ui.press('p');
+    await ui.shows('gh auth login');
+    expect(ui.frame().replace(/\s+/g, ' ')).toContain('merge the branch locally with m');
+    expect(ui.frame().split('\n').length).toBeLessThanOrEqual(29);
+  });
+});
+
 describe('the footer', () => {
   it.each([
     ['pending', ['⏎ spawn', 'x cancel'], ['d delete', 'm merge', 'r changes']],
@@ -272,6 +358,21 @@ describe('actions', () => {
     await ui.press('\r');
     await ui.shows('create done');
     expect(JSON.parse(ui.actions.calls[0]?.replace(/^create /, '') ?? '{}')).toMatchObject({ branch: 'feature/fast', summary: 'Typed right after the Tab' });
+  });
+
+  it('keeps the form open with everything typed when the create is refused', async () => {
+    const ui = open([]);
+    ui.actions.refuse.set('create', new OrangeError('E_TASK_EXISTS', 'branch feature/dup exists already'));
+    await ui.press('c');
+    await ui.shows('New task');
+    await ui.press('feature/dup');
+    await ui.press('\t');
+    await ui.press('A summary worth keeping');
+    await ui.press('\r');
+    await ui.shows('branch feature/dup exists already');
+    await ui.shows('New task');
+    await ui.shows('feature/dup');
+    await ui.shows('A summary worth keeping');
   });
 
   it('leaves the create form with Esc without creating anything', async () => {

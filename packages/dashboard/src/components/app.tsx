@@ -18,7 +18,7 @@ import { Footer } from './footer.js';
 import { Header } from './header.js';
 import { HelpScreen } from './help-screen.js';
 import { LinePrompt } from './line-prompt.js';
-import { StatusBar, type StatusMessage } from './status-bar.js';
+import { MESSAGE_SHOWN_MS, StatusBar, statusBarLines, type StatusMessage } from './status-bar.js';
 import { TaskFileView } from './task-file-view.js';
 import { TableHeader, TaskTable } from './task-table.js';
 
@@ -66,7 +66,7 @@ export interface AppProps {
 type Mode =
   | { readonly kind: 'table' }
   | { readonly kind: 'search' }
-  | { readonly kind: 'create'; readonly projects: string[]; readonly harnesses: string[] }
+  | { readonly kind: 'create'; readonly projects: string[]; readonly harnesses: string[]; readonly initial?: CreateRequest }
   | { readonly kind: 'confirm'; readonly question: string; readonly run: () => Promise<string>; readonly ref: TaskRef }
   | { readonly kind: 'prompt'; readonly label: string; readonly submit: (text: string) => Promise<string>; readonly ref: TaskRef }
   | { readonly kind: 'help' }
@@ -75,6 +75,8 @@ type Mode =
 /** Statuses in which a task waits for a human. */
 const NEEDS_YOU = new Set(['reviewing', 'stuck', 'clarification']);
 const FIXED_LINES = 6; // header, column heads, two rules, footer, status bar
+/** How long a task just created keeps the selection while the feed has not shown it yet. */
+const AWAIT_CREATED_MS = 3000;
 
 /** The dashboard: header, task table, detail pane, footer and status bar; the key map drives the actions. */
 export function App(props: AppProps) {
@@ -91,6 +93,10 @@ export function App(props: AppProps) {
   const [message, setMessage] = useState<StatusMessage | null>(props.initial?.message ?? null);
   const [now, setNow] = useState(() => (props.now ?? Date.now)());
   const top = useRef(0);
+  // Where the selection was: a task that leaves the view hands it to the row now in its place.
+  const lastIndex = useRef(0);
+  // A task just created, selected before the feed has shown it.
+  const awaited = useRef<string | null>(null);
 
   useEffect(() => {
     const timer = setInterval(() => setNow((props.now ?? Date.now)()), 1000);
@@ -99,15 +105,32 @@ export function App(props: AppProps) {
 
   const shownRows = useMemo(() => visibleRows(snapshot.rows.values(), filter, search), [snapshot, filter, search]);
   const foundAt = selectedId === null ? -1 : shownRows.findIndex((r) => r.meta.id === selectedId);
-  const index = foundAt === -1 ? 0 : foundAt;
+  if (foundAt !== -1 && awaited.current === selectedId) awaited.current = null;
+  const index = foundAt === -1 ? Math.min(lastIndex.current, Math.max(0, shownRows.length - 1)) : foundAt;
+  lastIndex.current = index;
   const selected: TaskRow | undefined = shownRows[index];
+  const shownId = selected?.meta.id ?? null;
+  // The selection is a task, never a row number: the first row on open, the neighbour of a task
+  // that left the view — pinned by id, so a task that changes or re-sorts never takes it over.
+  useEffect(() => {
+    if (shownId !== null && shownId !== selectedId && awaited.current === null) setSelectedId(shownId);
+  }, [shownId, selectedId]);
   const revision = selected ? (snapshot.revisions.get(selected.meta.id) ?? 0) : 0;
   const preview = usePreview(actions, selected, role);
   const history = useHistory(actions, selected, revision);
 
+  // A message leaves the status bar once it has been there long enough to read.
+  useEffect(() => {
+    const ms = message ? MESSAGE_SHOWN_MS[message.kind] : null;
+    if (ms === null) return undefined;
+    const timer = setTimeout(() => setMessage((current) => (current === message ? null : current)), ms);
+    return () => clearTimeout(timer);
+  }, [message]);
+  const statusLines = mode.kind === 'table' ? statusBarLines(message, columns) : 1;
+
   const detailHeight = height >= 20 ? Math.max(6, Math.floor((height - FIXED_LINES) * 0.45)) : 0;
   // One line less than the terminal: ink redraws the whole screen when its output fills it.
-  const tableHeight = Math.max(1, height - 1 - FIXED_LINES - detailHeight + (detailHeight === 0 ? 1 : 0));
+  const tableHeight = Math.max(1, height - 1 - FIXED_LINES - (statusLines - 1) - detailHeight + (detailHeight === 0 ? 1 : 0));
   // The selected row takes a second line for its summary.
   const rowsOnScreen = Math.max(1, tableHeight - (selected?.meta.summary ? 1 : 0));
   if (index < top.current) top.current = index;
@@ -118,6 +141,7 @@ export function App(props: AppProps) {
   const view = (): DashboardView => ({ selectedId: selected?.meta.id ?? null, filter, search, role, message });
   const select = (at: number) => {
     const row = shownRows[Math.max(0, Math.min(shownRows.length - 1, at))];
+    awaited.current = null;
     if (row) setSelectedId(row.meta.id);
   };
 
@@ -301,9 +325,31 @@ export function App(props: AppProps) {
           harnesses={mode.harnesses}
           colour={colour}
           onCancel={() => setMode({ kind: 'table' })}
+          initial={mode.initial}
           onSubmit={(request: CreateRequest) => {
+            const form = mode;
             setMode({ kind: 'table' });
-            void run('creating the task', null, () => actions.create(request));
+            setMessage({ text: 'creating the task…', kind: 'busy' });
+            actions.create(request).then(
+              ({ message: text, ref }) => {
+                awaited.current = ref.id;
+                setSelectedId(ref.id);
+                // Not in this view (a filter hides it): after a while the selection is a shown task again.
+                setTimeout(() => {
+                  if (awaited.current === ref.id) {
+                    awaited.current = null;
+                    setNow((props.now ?? Date.now)());
+                  }
+                }, AWAIT_CREATED_MS);
+                setMessage({ text, kind: 'info' });
+                props.onChanged?.(ref);
+              },
+              // A refusal (a branch that exists already) reopens the form with what was typed.
+              (error: unknown) => {
+                setMode({ ...form, initial: request });
+                setMessage({ text: describe(error), kind: 'error' });
+              },
+            );
           }}
         />
       ) : (

@@ -14,6 +14,8 @@ export interface CreateFormProps {
   readonly onSubmit: (request: CreateRequest) => void;
   readonly onCancel: () => void;
   readonly colour: boolean;
+  /** What the form shows at first: what was typed before a refusal, so nothing typed is lost. */
+  readonly initial?: CreateRequest;
 }
 
 type Field = 'project' | 'branch' | 'summary' | 'harness' | 'status';
@@ -24,11 +26,11 @@ const STATUSES = ['pending', 'reviewing'] as const;
  * The `c` form: branch and summary typed; project, harness and status cycled with ←/→ or Space.
  * Tab / ↓ / ↑ move between fields, Enter creates, Esc leaves without creating anything.
  */
-export function CreateForm({ projects, project, harnesses, onSubmit, onCancel, colour }: CreateFormProps) {
+export function CreateForm({ projects, project, harnesses, onSubmit, onCancel, colour, initial }: CreateFormProps) {
   const [field, setField] = useState<Field>('branch');
-  const [values, setValues] = useState({ project: project ?? projects[0] ?? '', branch: '', summary: '' });
-  const [harness, setHarness] = useState<string | null>(null);
-  const [status, setStatus] = useState<(typeof STATUSES)[number]>('pending');
+  const [values, setValues] = useState({ project: initial?.project ?? project ?? projects[0] ?? '', branch: initial?.branch ?? '', summary: initial?.summary ?? '' });
+  const [harness, setHarness] = useState<string | null>(initial?.harness ?? null);
+  const [status, setStatus] = useState<(typeof STATUSES)[number]>(initial?.status ?? 'pending');
   const harnessChoices: Array<string | null> = [null, ...harnesses];
 
   const cycle = (step: number) => {

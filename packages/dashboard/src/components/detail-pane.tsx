@@ -70,12 +70,18 @@ export function DetailPane({ row, role, preview, history, diff, height, width, c
   );
 }
 
-/** One ledger event: `14:02 working → agent-review (request)`, or its type and reason. */
+/**
+ * One ledger event: a status change as `14:02 working → agent-review (request)`; anything else
+ * as its type and what it says — a failed hook with its action and error (`14:03 hook.failed
+ * spawn_agent: …`), never as a transition (its from/to are the move it failed in).
+ */
 export function historyText(event: HistoryEvent): string {
   const time = typeof event.timestamp === 'string' ? event.timestamp.slice(11, 16) : '';
   const facts = event as Record<string, unknown>;
-  const because = [facts.cause, facts.reason].filter((v) => typeof v === 'string' && v !== '').join(': ');
-  if (typeof facts.from === 'string' && typeof facts.to === 'string') return `${time} ${facts.from} → ${facts.to}${because ? ` (${because})` : ''}`;
+  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : null);
+  const because = [facts.cause, facts.reason].map(text).filter(Boolean).join(': ');
+  if (event.type === 'status.changed' && text(facts.from) && text(facts.to)) return `${time} ${String(facts.from)} → ${String(facts.to)}${because ? ` (${because})` : ''}`;
+  if (event.type === 'hook.failed') return `${time} hook.failed ${text(facts.hook) ?? '?'}${text(facts.error) ? `: ${String(facts.error)}` : ''}`;
   return `${time} ${event.type}${because ? ` (${because})` : ''}`;
 }
 
