@@ -18,6 +18,15 @@ describe('Enter', () => {
   });
 });
 
+describe('w', () => {
+  it('attaches to a live agent, as Enter does, and does nothing where Enter would not attach', () => {
+    const live = fakeRow({ status: 'working', worker_spawn: 'S1' }, { alive: ['worker'], liveness: 'alive' });
+    expect(tableAction('w', {}, live)).toBe('attach');
+    expect(tableAction('w', {}, fakeRow({ status: 'working', worker_spawn: 'S1' }, { liveness: 'dead' }))).toBeNull();
+    expect(tableAction('w', {}, fakeRow({ status: 'pending' }))).toBeNull();
+  });
+});
+
 describe('x', () => {
   const x = (row: ReturnType<typeof fakeRow>) => footerKeys(row).find((k) => k.key === 'x')?.label;
   const pipelineRow = (status: string) => fakeRow({ status, pipeline_phases: 'fix' } as Partial<TaskMeta> & { status: string }, {}, pipelineWorkflow);

@@ -9,6 +9,7 @@ export type TableAction =
   | 'page-up'
   | 'spawn'
   | 'attach'
+  | 'review'
   | 'respawn'
   | 'create'
   | 'request-changes'
@@ -49,15 +50,19 @@ export interface FooterKey {
  * pipeline task's agent is its driver: the engine's respawn resumes it from its checkpoint (as
  * `orange task resume`), so its footer says so.
  */
-export function enterAction(row: TaskRow): 'spawn' | 'attach' | 'respawn' | null {
+export function enterAction(row: TaskRow): 'spawn' | 'attach' | 'respawn' | 'review' | null {
   if (row.waiting) return 'spawn';
   if (row.alive.length > 0) return 'attach';
+  // Its agent is being started: nothing to restart (yet).
+  if (row.liveness === 'starting') return null;
   if (row.active && row.expected.length > 0) return 'respawn';
+  // No agent by design (a person's review): Enter is the person's move — read the task and its review.
+  if (row.active) return 'review';
   return null;
 }
 
 /** Enter's footer label: a pipeline task (it has the workflow's `pipeline_phases` field) is resumed, not respawned. */
-function enterLabel(row: TaskRow, action: 'spawn' | 'attach' | 'respawn', attach: AttachInfo | null): string {
+function enterLabel(row: TaskRow, action: 'spawn' | 'attach' | 'respawn' | 'review', attach: AttachInfo | null): string {
   if (action === 'attach' && attach) return `attach (${attach.back} back)`;
   return action === 'respawn' && 'pipeline_phases' in row.meta ? 'resume' : action;
 }
@@ -105,6 +110,9 @@ export function tableAction(input: string, key: KeyPress, row: TaskRow | undefin
       return 'copy-id';
     case 'v':
       return 'view-file';
+    case 'w':
+      // The original's key for watching a live agent: Enter's attach, and only that.
+      return enterAction(row) === 'attach' ? 'attach' : null;
     default:
       return null;
   }
@@ -151,7 +159,8 @@ export function attachHelp(attach: AttachInfo | null): string {
 export function helpKeys(attach: AttachInfo | null = null): readonly FooterKey[] {
   return [
     { key: 'j / k, ↓ / ↑', label: 'move the selection (PgDn / PgUp, Ctrl-d / Ctrl-u: a page)' },
-    { key: 'Enter', label: `spawn a pending task, attach to a live agent${attach ? ` (${attach.back} back)` : ''}, respawn a dead one (a pipeline task: resume its driver)` },
+    { key: 'Enter', label: `spawn a pending task, attach to a live agent${attach ? ` (${attach.back} back)` : ''}, respawn a dead one (a pipeline task: resume its driver); read a task no agent works on by design (a person's review)` },
+    { key: 'w', label: 'watch: attach to the live agent (as Enter on one)' },
     { key: 'c', label: 'create a task (branch, summary, harness, status)' },
     { key: 'r', label: 'request changes on a task in reviewing (optional instructions go to ## Notes)' },
     { key: 'm', label: 'merge a reviewed task into the default branch; on a task still at work, a force-merge (after confirmation)' },

@@ -4,10 +4,11 @@ const STATUS_COLOURS: Readonly<Record<string, string>> = {
   planning: 'cyan',
   clarification: 'yellow',
   working: 'blue',
-  'agent-review': 'magenta',
-  reviewing: 'green',
+  // As the original dashboard: a review by an agent orange, a person's review yellow, merged green.
+  'agent-review': '#ff8700',
+  reviewing: 'yellow',
   stuck: 'red',
-  done: 'gray',
+  done: 'green',
   cancelled: 'gray',
 };
 

@@ -10,7 +10,7 @@ import {
   type TaskMeta,
   type Workflow,
 } from '@orange/core';
-import { pullRequestView, rowOf, type Liveness, type PullRequestView, type TaskRow } from './task-row.js';
+import { livenessOf, pullRequestView, rowOf, type Liveness, type PullRequestView, type TaskRow } from './task-row.js';
 import { TaskWatcher } from './task-watcher.js';
 
 /** What the screen is drawn from: every task of the scope, as rows keyed by task id. */
@@ -320,7 +320,7 @@ export class TaskFeed implements TaskSource {
     const snapshot = this.liveness;
     if (!snapshot) return row;
     const alive = ROLES.filter((role) => snapshot.isAlive(row.meta, role));
-    const liveness: Liveness = alive.length > 0 ? 'alive' : row.active && row.expected.length > 0 ? 'dead' : 'none';
+    const liveness: Liveness = livenessOf(row, alive);
     if (liveness === row.liveness && alive.length === row.alive.length && alive.every((r, i) => row.alive[i] === r)) return row;
     return { ...row, alive, liveness };
   }

@@ -1,7 +1,13 @@
 import { cancelMove, type AgentRole, type CancelMove, type DiffStat, type ListedTask, type PullRequestCheck, type PullRequestReading, type PullRequestState, type TaskMeta, type Workflow } from '@orange/core';
 
 /** Whether a task's agent runs: ● alive, ✗ dead while the task is active, ○ none. */
-export type Liveness = 'alive' | 'dead' | 'none';
+/**
+ * A row's agent face: `alive` (an agent runs), `starting` (its status starts an agent that has not
+ * been recorded as spawned yet, and nothing failed), `none` (no agent by design: a waiting or
+ * finished task, or a status that starts none — a person's review), `dead` (an agent that should
+ * run does not).
+ */
+export type Liveness = 'alive' | 'starting' | 'dead' | 'none';
 
 /** The pull request as the dashboard knows it: the number from the URL, the state once asked. */
 export interface PullRequestView {
@@ -41,8 +47,10 @@ export interface TaskRow {
   /** Active in its workflow (an agent should be working on it). */
   readonly active: boolean;
   readonly liveness: Liveness;
-  /** Agents the task should have running (the status's responsible one, any with a recorded spawn). */
+  /** Agents the task should have running (the one its status starts, any with a recorded spawn). */
   readonly expected: readonly AgentRole[];
+  /** The agent its status starts (the status has one and gives it a prompt), else null. */
+  readonly starts: AgentRole | null;
   /** Agents that are alive now. */
   readonly alive: readonly AgentRole[];
   /** The workflow's targets from the task's status (what the keys may ask for). */
@@ -80,14 +88,49 @@ export function rowOf(workflow: Workflow, targets: readonly string[], task: List
     pr,
     diff: previous && previous.meta.workspace === meta.workspace ? previous.diff : null,
     expected: expectedAgents(meta, workflow),
+    starts: startedAgent(meta, workflow),
   };
 }
 
-/** The agents an active task should have running: the status's responsible one, and any with a recorded spawn. */
+/** The agent a task's status starts: its responsible agent, when the status gives it work (a prompt). */
+function startedAgent(meta: TaskMeta, workflow: Workflow): AgentRole | null {
+  if (!workflow.isActive(meta.status)) return null;
+  const state = workflow.state(meta.status);
+  return state?.agent && state.prompt !== undefined ? state.agent : null;
+}
+
+/**
+ * The agents an active task should have running: its status's agent, and any with a recorded spawn.
+ * Not the agent of a status that gives it no work on entry and only takes one back on demand (the
+ * default workflow's `reviewing`: no prompt, a respawn prompt): a person's move is due there, and
+ * a task that never had that agent (created for a review) is fine without it.
+ */
 function expectedAgents(meta: TaskMeta, workflow: Workflow): AgentRole[] {
   if (!workflow.isActive(meta.status)) return [];
-  const responsible = workflow.state(meta.status)?.agent ?? null;
-  return ROLES.filter((role) => (role === 'worker' ? meta.worker_spawn : meta.reviewer_spawn) !== null || role === responsible);
+  const state = workflow.state(meta.status);
+  const optional = state?.prompt === undefined && state?.respawnPrompt !== undefined;
+  const responsible = optional ? null : (state?.agent ?? null);
+  return ROLES.filter((role) => spawnOf(meta, role) !== null || role === responsible);
+}
+
+function spawnOf(meta: TaskMeta, role: AgentRole): string | null {
+  return role === 'worker' ? meta.worker_spawn : meta.reviewer_spawn;
+}
+
+/** How long after its last change a task whose agent is not recorded yet is taken as starting. */
+export const STARTING_MS = 60_000;
+
+/**
+ * The face of a row given the agents alive now (see `Liveness`). Starting: the status starts an
+ * agent, none is recorded, no hook failed, and the task changed within the last minute (its
+ * worktree is being prepared); an agent that never comes is dead after that.
+ */
+export function livenessOf(row: TaskRow, alive: readonly AgentRole[], now: number = Date.now()): Liveness {
+  if (alive.length > 0) return 'alive';
+  if (!row.active) return 'none';
+  const recent = now - Date.parse(row.meta.updated_at) < STARTING_MS;
+  if (row.starts && spawnOf(row.meta, row.starts) === null && !row.meta.attention && recent) return 'starting';
+  return row.expected.length > 0 ? 'dead' : 'none';
 }
 
 /** Which rows the table shows. */
@@ -129,5 +172,5 @@ export function pullRequestNumber(url: string): number | null {
 
 /** The liveness icon of a row. */
 export function livenessIcon(liveness: Liveness): string {
-  return liveness === 'alive' ? '●' : liveness === 'dead' ? '✗' : '○';
+  return liveness === 'alive' ? '●' : liveness === 'dead' ? '✗' : liveness === 'starting' ? '◌' : '○';
 }

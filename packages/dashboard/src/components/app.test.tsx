@@ -126,10 +126,10 @@ describe('the task table', () => {
     const ui = open([fakeRow({ status: 'working', branch: 'live-one' }), fakeRow({ status: 'done', branch: 'old-one' })]);
     await ui.shows('old-one');
     await ui.press('f');
-    await ui.shows('(active)');
+    await ui.shows('showing active');
     expect(ui.frame()).not.toContain('old-one');
     await ui.press('f');
-    await ui.shows('(done)');
+    await ui.shows('showing done');
     expect(ui.frame()).not.toContain('live-one');
   });
 
@@ -462,7 +462,8 @@ const STATUS_FOOTERS: Array<[string, Partial<Parameters<typeof fakeRow>[1]>, str
   ['clarification', {}, ['⏎ respawn', 'x cancel'], ['⏎ spawn', 'd delete', 'r changes']],
   ['working', { liveness: 'dead' }, ['⏎ respawn', 'x cancel', 'm force-merge', 'p PR'], ['d delete', 'm merge', 'r changes']],
   ['agent-review', { liveness: 'alive', alive: ['reviewer'] }, ['⏎ attach', 'x cancel', 'm force-merge'], ['d delete', 'r changes']],
-  ['reviewing', {}, ['⏎ respawn', 'r changes', 'm merge', 'x cancel', 'p PR'], ['d delete', 'm force-merge']],
+  // No worker by design (created for a review, or its worker left): Enter reads the task, never starts an agent.
+  ['reviewing', {}, ['⏎ review', 'r changes', 'm merge', 'x cancel', 'p PR'], ['d delete', 'm force-merge', '⏎ respawn']],
   ['stuck', {}, ['⏎ respawn', 'x cancel'], ['d delete', 'r changes', '⏎ spawn']],
   ['done', {}, ['d delete', 'v TASK.md'], ['x cancel', 'm merge', 'p PR', '⏎', 'tab pane']],
   ['cancelled', {}, ['d delete'], ['x cancel', 'm merge', 'p PR', '⏎']],
@@ -473,7 +474,7 @@ describe('every built-in status', () => {
     const ui = open([fakeRow({ status, branch: `task-in-${status}` }, extra)]);
     await ui.shows(`task-in-${status}`);
     const row = ui.frame().split('\n').find((l) => l.includes(`task-in-${status}`)) ?? '';
-    expect(row).toMatch(new RegExp(`^[●✗○].*task-in-${status}\\s+${status}\\s`));
+    expect(row).toMatch(new RegExp(`^[●✗○◌].*task-in-${status}\\s+${status}\\s`));
     for (const key of shown) expect(ui.footer()).toContain(key);
     for (const key of hidden) expect(ui.footer()).not.toContain(key);
   });
@@ -482,11 +483,12 @@ describe('every built-in status', () => {
     // x: a running task is stopped (checkpoint kept), a stopped one abandoned, as `task cancel` does.
     ['created', ['⏎ spawn', 'x stop'], ['⏎ respawn', 'd delete', 'x cancel']],
     ['classifying', ['⏎ respawn', 'v TASK.md', 'x stop'], ['⏎ spawn', 'd delete', 'x cancel']],
-    ['awaiting_clarification', ['v TASK.md', 'x stop'], ['⏎', 'd delete']],
+    // No agent by design: Enter reads the task (the person's move), never starts one.
+    ['awaiting_clarification', ['⏎ review', 'v TASK.md', 'x stop'], ['⏎ respawn', '⏎ spawn', 'd delete']],
     ['executing', ['⏎ respawn', 'x stop'], ['⏎ spawn', 'd delete']],
     ['verifying', ['⏎ respawn', 'x stop'], ['d delete']],
-    ['stopped', ['x abandon'], ['⏎', 'd delete', 'm merge', 'x stop']],
-    ['completed', ['m merge', 'x abandon'], ['⏎', 'd delete']],
+    ['stopped', ['⏎ review', 'x abandon'], ['⏎ respawn', '⏎ spawn', 'd delete', 'm merge', 'x stop']],
+    ['completed', ['⏎ review', 'm merge', 'x abandon'], ['⏎ respawn', '⏎ spawn', 'd delete']],
     ['failed', ['d delete'], ['⏎', 'x ']],
   ])('a pipeline task in %s: its row and footer', async (status, shown, hidden) => {
     const ui = open([fakeRow({ status, branch: `pipe-${status}` }, {}, pipelineWorkflow)]);
@@ -509,17 +511,41 @@ describe('Enter', () => {
     expect(ui.attach).not.toHaveBeenCalled();
   });
 
-  it("offers no respawn where the workflow's status has no agent (classic reviewing), and does nothing", async () => {
+  it("offers no respawn where the workflow's status has no agent (classic reviewing): Enter reads the task instead", async () => {
     const row = fakeRow({ status: 'reviewing', branch: 'human-review' }, {}, classicWorkflow);
     expect(row.expected).toEqual([]);
     const ui = open([row]);
     await ui.shows('human-review');
-    expect(ui.footer()).not.toContain('⏎');
+    expect(ui.footer()).toContain('⏎ review');
     await ui.press('\r');
-    await ui.press('j');
+    await ui.shows('TASK.md of');
     expect(ui.actions.calls).toEqual([]);
     expect(ui.attach).not.toHaveBeenCalled();
     expect(ui.frame()).not.toContain('respawn');
+  });
+
+  it('a task created for a review (default workflow, no worker ever) shows no crash, is not counted as needing you for it, and Enter reads it', async () => {
+    const row = fakeRow({ status: 'reviewing', branch: 'their-branch' }, { liveness: 'none', active: true });
+    expect(row.expected).toEqual([]);
+    const ui = open([row]);
+    await ui.shows('their-branch');
+    expect(ui.frame().split('\n').find((l) => l.includes('their-branch'))).toMatch(/^○/);
+    expect(ui.footer()).toContain('⏎ review');
+    await ui.press('\r');
+    await ui.shows('TASK.md of');
+    expect(ui.actions.calls).toEqual([]);
+  });
+
+  it('a task whose agent is being started shows ◌, not ✗, and Enter does not restart it', async () => {
+    const row = fakeRow({ status: 'planning', branch: 'just-started' }, { liveness: 'starting', active: true });
+    const ui = open([row]);
+    await ui.shows('just-started');
+    expect(ui.frame().split('\n').find((l) => l.includes('just-started'))).toMatch(/^◌/);
+    expect(ui.footer()).not.toContain('⏎');
+    expect(ui.frame()).toContain('0 need you');
+    await ui.press('\r');
+    await ui.press('j');
+    expect(ui.actions.calls).toEqual([]);
   });
 
   it('shows the keys back from an agent once the runtime said how it attaches', async () => {

@@ -264,6 +264,7 @@ export function App(props: AppProps) {
           props.onCopy(ref.id);
           setMessage({ text: `copied ${ref.id}`, kind: 'info' });
           return;
+        case 'review':
         case 'view-file':
           void actions
             .taskFile(ref)

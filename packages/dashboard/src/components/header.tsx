@@ -19,13 +19,13 @@ export interface HeaderProps {
 const LEFT_MIN = 20;
 
 /**
- * `Orange · app (active)` on the left; agents running, tasks waiting for a human, the monitor on
+ * `Orange · app · showing active` on the left (the scope, then the filter: never read as a project name); agents running, tasks waiting for a human, the monitor on
  * the right. Both are cut to fit `width` display columns together (the right first keeps what it
  * can, leaving the left at least LEFT_MIN), so a long monitor label never wraps the header.
  */
 export function Header({ scope, filter, search, agents, needsYou, monitor, width, colour }: HeaderProps) {
   const right = shown(`${agents} agent${agents === 1 ? '' : 's'} · ${needsYou} need${needsYou === 1 ? 's' : ''} you · ${monitor}`, Math.max(1, width - LEFT_MIN - 1));
-  const left = shown(`Orange · ${scope} (${filter})${search ? ` /${search}` : ''}`, Math.max(1, width - displayWidth(right) - 1));
+  const left = shown(`Orange · ${scope} · showing ${filter}${search ? ` /${search}` : ''}`, Math.max(1, width - displayWidth(right) - 1));
   const gap = Math.max(1, width - displayWidth(left) - displayWidth(right));
   return (
     <Text wrap="truncate">

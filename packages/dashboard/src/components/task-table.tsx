@@ -44,7 +44,7 @@ export function TaskTable({ rows, selectedId, width, now, colour, showProject }:
         // Padded by display width: a branch in CJK or with an emoji keeps the columns after it aligned.
         const name = padded(shown(showProject ? `${row.meta.project}/${row.meta.branch}` : row.meta.branch, taskW - 1), taskW);
         const status = padded(shown(`${row.meta.status}${row.meta.attention ? ' !' : ''}${row.tampered.length ? ' ⚠' : ''}`, STATUS_W - 1), STATUS_W);
-        const iconColour = colour ? (row.liveness === 'alive' ? 'green' : row.liveness === 'dead' ? 'red' : 'gray') : undefined;
+        const iconColour = colour ? (row.liveness === 'alive' ? 'green' : row.liveness === 'dead' ? 'red' : row.liveness === 'starting' ? 'yellow' : 'gray') : undefined;
         return (
           <Box key={row.meta.id} flexDirection="column">
             <Text inverse={selected} wrap="truncate">
