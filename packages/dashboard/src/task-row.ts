@@ -51,6 +51,8 @@ export interface TaskRow {
   readonly expected: readonly AgentRole[];
   /** The agent its status starts (the status has one and gives it a prompt), else null. */
   readonly starts: AgentRole | null;
+  /** Since when (epoch ms) its agent is being started: the status was entered, its spawn not recorded yet; null when not. */
+  readonly startingSince: number | null;
   /** Agents that are alive now. */
   readonly alive: readonly AgentRole[];
   /** The workflow's targets from the task's status (what the keys may ask for). */
@@ -71,8 +73,9 @@ const ROLES: readonly AgentRole[] = ['worker', 'reviewer'];
  * `none`, the PR state unknown; the feed adds what it knows). `targets` are the engine's legal
  * targets from its status; `previous`, the row it replaces, keeps the diff while the worktree is the same.
  */
-export function rowOf(workflow: Workflow, targets: readonly string[], task: ListedTask, previous?: TaskRow): TaskRow {
+export function rowOf(workflow: Workflow, targets: readonly string[], task: ListedTask, previous?: TaskRow, now: number = Date.now()): TaskRow {
   const { meta } = task;
+  const starts = startedAgent(meta, workflow);
   const pr = meta.pr_url ? { url: meta.pr_url, number: pullRequestNumber(meta.pr_url), state: null, checks: null } : null;
   return {
     meta,
@@ -88,8 +91,24 @@ export function rowOf(workflow: Workflow, targets: readonly string[], task: List
     pr,
     diff: previous && previous.meta.workspace === meta.workspace ? previous.diff : null,
     expected: expectedAgents(meta, workflow),
-    starts: startedAgent(meta, workflow),
+    starts,
+    startingSince: startingSince(meta, starts, previous, now),
   };
+}
+
+/** How recent a change must be for a task first seen without its agent to count as starting. */
+const FIRST_SIGHT_STARTING_MS = 10_000;
+
+/**
+ * Since when the task's agent is being started. Only a status entered while the dashboard watched
+ * (or, at first sight, a task changed moments ago that never crashed) counts: the same status
+ * without its agent after an exit was handled is a dead agent, not a start.
+ */
+function startingSince(meta: TaskMeta, starts: AgentRole | null, previous: TaskRow | undefined, now: number): number | null {
+  if (starts === null || spawnOf(meta, starts) !== null || meta.attention) return null;
+  if (previous) return previous.meta.status === meta.status ? previous.startingSince : now;
+  const changed = Date.parse(meta.updated_at);
+  return meta.crash_count === 0 && now - changed < FIRST_SIGHT_STARTING_MS ? changed : null;
 }
 
 /** The agent a task's status starts: its responsible agent, when the status gives it work (a prompt). */
@@ -121,15 +140,13 @@ function spawnOf(meta: TaskMeta, role: AgentRole): string | null {
 export const STARTING_MS = 60_000;
 
 /**
- * The face of a row given the agents alive now (see `Liveness`). Starting: the status starts an
- * agent, none is recorded, no hook failed, and the task changed within the last minute (its
- * worktree is being prepared); an agent that never comes is dead after that.
+ * The face of a row given the agents alive now (see `Liveness`). Starting: see `startingSince`;
+ * an agent that has not come a minute later is dead.
  */
 export function livenessOf(row: TaskRow, alive: readonly AgentRole[], now: number = Date.now()): Liveness {
   if (alive.length > 0) return 'alive';
   if (!row.active) return 'none';
-  const recent = now - Date.parse(row.meta.updated_at) < STARTING_MS;
-  if (row.starts && spawnOf(row.meta, row.starts) === null && !row.meta.attention && recent) return 'starting';
+  if (row.startingSince !== null && now - row.startingSince < STARTING_MS) return 'starting';
   return row.expected.length > 0 ? 'dead' : 'none';
 }
 

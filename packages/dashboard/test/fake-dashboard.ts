@@ -7,7 +7,7 @@ import { rowOf, type TaskRow } from '../src/task-row.js';
 const workflows = new Map<WorkflowInput, Workflow>();
 
 /** A built-in workflow, its plugins' gates and actions taken as given (the pipeline's come from its plugin). */
-function workflowOf(input: WorkflowInput): Workflow {
+export function workflowOf(input: WorkflowInput): Workflow {
   let workflow = workflows.get(input);
   if (!workflow) {
     const transitions = input.transitions as ReadonlyArray<{ gate?: string; hooks?: readonly string[] }>;

@@ -59,7 +59,7 @@ describe('opening the dashboard', () => {
     term = new Terminal(box);
     await term.open();
     await term.type(`CI=true node ${CLI}`);
-    await term.screenShows('Orange · demo (all)');
+    await term.screenShows('Orange · demo · showing all');
     await box.waitFor('the dashboard to serve the gateway', async () => (await readFile(box!.paths.logFile, 'utf8').catch(() => '')).includes('"msg":"gateway listening"'));
     const id = await box.createTask(['chore/served-by-dash', 'a task the dashboard answers']);
     await box.waitForStatus(id, 'reviewing', 60_000);
@@ -80,7 +80,7 @@ describe('opening the dashboard', () => {
     await term.open();
 
     await term.type(`CI=true node ${CLI}`);
-    await term.screenShows('Orange · demo (all)');
+    await term.screenShows('Orange · demo · showing all');
     await term.screenShows('chore/in-demo');
     expect(await term.screen()).not.toContain('chore/in-web');
     await term.press('q');
@@ -88,7 +88,7 @@ describe('opening the dashboard', () => {
     await term.shellIsBack();
 
     await term.type(dash('--project web'));
-    await term.screenShows('Orange · web (all)');
+    await term.screenShows('Orange · web · showing all');
     await term.screenShows('chore/in-web');
     expect(await term.screen()).not.toContain('chore/in-demo');
     await term.press('q');
@@ -102,7 +102,7 @@ describe('opening the dashboard', () => {
     term = new Terminal(box);
     await term.open(other);
     await term.type(dash());
-    await term.screenShows('Orange · demo-2 (all)');
+    await term.screenShows('Orange · demo-2 · showing all');
     await term.screenShows('no tasks yet');
     await term.press('q');
     await term.screenShows('BEFORE-DASH');
@@ -113,7 +113,7 @@ describe('opening the dashboard', () => {
 
     // Outside any git repository (the sandbox's own folder): every project, as documented.
     await term.type(`cd ${box.dir} && ${dash()}`);
-    await term.screenShows('Orange · all projects (all)');
+    await term.screenShows('Orange · all projects · showing all');
     await term.press('q');
     await term.screenShows('BEFORE-DASH');
   });
@@ -194,9 +194,9 @@ describe('npm run demo -- --dash', () => {
     const demo = await demoTerminal();
     // What `npm run demo -- --dash` runs once the build is done.
     await demo.term.type(`CI=true node ${CLI} demo --dash; echo DEMO-EXIT=$?`);
-    await demo.term.screenShows('Orange · sandbox (all)', 60_000);
+    await demo.term.screenShows('Orange · sandbox · showing all', 60_000);
     // Rows move: a task past planning, on screen while the demo runs.
-    await demo.term.screenShows(/[●✗○]\s+\d*\s+\S+\s+(working|agent-review|reviewing|done)\s/, 90_000);
+    await demo.term.screenShows(/[●✗○◌]\s+\d*\s+\S+\s+(working|agent-review|reviewing|done)\s/, 90_000);
     await demo.term.press('q');
     await demo.term.screenShows(/DEMO-EXIT=\d+/, 150_000);
     const output = await demo.term.tmux('capture-pane', '-p', '-J', '-S', '-2000', '-t', 'term');
@@ -208,7 +208,7 @@ describe('npm run demo -- --dash', () => {
   it('Ctrl-C closes the dashboard and the held progress lines follow; a second Ctrl-C interrupts the demo: exit 130, the terminal as it was, nothing left', async () => {
     const demo = await demoTerminal();
     await demo.term.type(`CI=true node ${CLI} demo --dash; echo DEMO-EXIT=$?`);
-    await demo.term.screenShows(/[●✗○]\s+\d*\s+\S+\s+(planning|working|agent-review|reviewing)\s/, 90_000);
+    await demo.term.screenShows(/[●✗○◌]\s+\d*\s+\S+\s+(planning|working|agent-review|reviewing)\s/, 90_000);
     // Typed in the dashboard, Ctrl-C is a key (raw mode): it quits the dashboard, not the demo.
     await demo.term.press('C-c');
     await demo.term.screenShows(/task A {2}pending → planning/, 30_000);
@@ -221,7 +221,7 @@ describe('npm run demo -- --dash', () => {
   it('SIGTERM to the demo while its dashboard is open closes the dashboard first: exit 143, the terminal as it was, nothing left', async () => {
     const demo = await demoTerminal();
     await demo.term.type(`CI=true node ${CLI} demo --dash; echo DEMO-EXIT=$?`);
-    await demo.term.screenShows(/[●✗○]\s+\d*\s+\S+\s+(planning|working|agent-review|reviewing)\s/, 90_000);
+    await demo.term.screenShows(/[●✗○◌]\s+\d*\s+\S+\s+(planning|working|agent-review|reviewing)\s/, 90_000);
     const pane = (await demo.term.tmux('display-message', '-p', '-t', 'term', '#{pane_pid}')).trim();
     const pid = String((await execa('pgrep', ['-P', pane, '-f', 'demo --dash'], { reject: false })).stdout).trim();
     expect(pid, "the demo under the pane's shell").toMatch(/^\d+$/);

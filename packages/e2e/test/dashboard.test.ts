@@ -32,6 +32,29 @@ afterEach(async () => {
 
 
 describe('orange dash in a real terminal', () => {
+  it('keeps the selection on the task it shows while another task changes from another shell and sorts above it', async () => {
+    box = await Sandbox.create({ poolSize: 2 });
+    term = new Terminal(box);
+    await term.open();
+    const first = await box.createTask(['chore/first', 'the first task', '--no-spawn']);
+    const picked = await box.createTask(['chore/picked', 'the picked task', '--no-spawn']);
+    await term.type(dash());
+    // The newest first: the picked task is selected on open (its summary under its row).
+    await term.screenShows('the picked task');
+    // Another shell changes the other task: it sorts first now, and nothing else moves.
+    const updated = await box.orange(['task', 'update', first, '--summary', 'changed from outside']);
+    expect(updated.code, updated.stderr).toBe(0);
+    await term.screenShows(/chore\/first[\s\S]*chore\/picked/);
+    const screen = await term.screen();
+    expect(screen, screen).toMatch(/chore\/picked[^\n]*\n\s+the picked task/);
+    expect(screen).not.toContain('changed from outside');
+    // Enter acts on the task shown selected: the picked one starts, the other stays pending.
+    await term.press('Enter');
+    await box.waitFor('the picked task to start', async () => (await box!.task(picked)).meta.status !== 'pending', 15_000);
+    expect((await box.task(first)).meta.status).toBe('pending');
+    await term.press('q');
+  }, 60_000);
+
   it('shows tasks live as agents move them, creates one with c, cancels one with x after confirmation, and q gives the terminal back', async () => {
     box = await Sandbox.create({ poolSize: 2 });
     term = new Terminal(box);
@@ -63,7 +86,7 @@ describe('orange dash in a real terminal', () => {
     await term.tmux('send-keys', '-t', 'term', '-l', 'waiting');
     await term.screenShows('/waiting▏');
     await term.press('Enter');
-    await term.screenShows('(all) /waiting');
+    await term.screenShows('showing all /waiting');
     expect(await term.rowOf('feature/from-dash')).toBe('');
     await term.press('x');
     await term.screenShows(`Cancel task ${waiting}`);

@@ -76,7 +76,7 @@ export class Terminal {
 
   /** The row of the table that shows `branch` (rows start with the liveness icon). */
   async rowOf(branch: string): Promise<string> {
-    return (await this.screen()).split('\n').find((l) => /^[●✗○]/.test(l) && l.includes(branch)) ?? '';
+    return (await this.screen()).split('\n').find((l) => /^[●✗○◌]/.test(l) && l.includes(branch)) ?? '';
   }
 
   async logTail(): Promise<string> {
