@@ -93,6 +93,15 @@ describe('opening the dashboard', () => {
     expect(await term.screen()).not.toContain('chore/in-demo');
     await term.press('q');
     await term.screenShows('BEFORE-DASH');
+    await term.shellIsBack();
+
+    // The dashboard's flags without the word dash, as the original took them.
+    await term.type(`CI=true node ${CLI} --all`);
+    await term.screenShows('Orange · all projects · showing all');
+    await term.screenShows('chore/in-web');
+    await term.screenShows('chore/in-demo');
+    await term.press('q');
+    await term.screenShows('BEFORE-DASH');
   });
 
   it('registers a repository on first open, under a free name when its directory name is taken, and shows every project only outside any repository', async () => {

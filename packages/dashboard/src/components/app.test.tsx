@@ -396,6 +396,40 @@ describe('actions', () => {
     expect(ui.actions.calls).toEqual([`requestChanges ${row.meta.id} rename the flag`]);
   });
 
+  it('takes a line pasted into the prompt with its Enter in one read as typed then submitted', async () => {
+    const row = fakeRow({ status: 'reviewing', branch: 'in-review' });
+    const ui = open([row]);
+    await ui.shows('in-review');
+    await ui.press('r');
+    await ui.shows('Changes to ask for');
+    await ui.press('use the shared helper\r');
+    await ui.shows('requestChanges done');
+    expect(ui.actions.calls).toEqual([`requestChanges ${row.meta.id} use the shared helper`]);
+  });
+
+  it('takes a search pasted with its Enter as kept', async () => {
+    const ui = open([fakeRow({ status: 'working', branch: 'alpha' }), fakeRow({ status: 'working', branch: 'beta' })]);
+    await ui.shows('alpha');
+    await ui.press('/');
+    await ui.press('beta\r');
+    await ui.shows('showing all /beta');
+    await ui.hides('(Enter keep, Esc clear)');
+    await ui.hides('alpha');
+  });
+
+  it('loses no move of a burst of keys read one by one before the screen catches up', async () => {
+    const rows = ['a', 'b', 'c', 'd'].map((n, i) => fakeRow({ status: 'working', branch: `task-${n}`, summary: `summary of ${n}`, updated_at: `2026-01-01T10:00:0${5 - i}.000Z` }));
+    const ui = open(rows);
+    await ui.shows('summary of a');
+    // k k j j j from the top, each its own read, with no render in between: up twice (stays at the
+    // top), then down three times.
+    for (const key of ['k', 'k', 'j', 'j', 'j']) ui.press(key);
+    await ui.shows('summary of d');
+    // And as one read.
+    await ui.press('kkkkj');
+    await ui.shows('summary of b');
+  });
+
   it('spawns a pending task on Enter and attaches to a live one', async () => {
     const pending = fakeRow({ status: 'pending', branch: 'waiting' });
     const live = fakeRow({ status: 'working', branch: 'running' }, { liveness: 'alive', alive: ['worker'], active: true });

@@ -97,6 +97,8 @@ export function App(props: AppProps) {
   const lastIndex = useRef(0);
   // A task just created, selected before the feed has shown it.
   const awaited = useRef<string | null>(null);
+  // The selected row as the last key left it (ahead of the render that shows it).
+  const cursor = useRef(0);
 
   useEffect(() => {
     const timer = setInterval(() => setNow((props.now ?? Date.now)()), 1000);
@@ -108,6 +110,7 @@ export function App(props: AppProps) {
   if (foundAt !== -1 && awaited.current === selectedId) awaited.current = null;
   const index = foundAt === -1 ? Math.min(lastIndex.current, Math.max(0, shownRows.length - 1)) : foundAt;
   lastIndex.current = index;
+  cursor.current = index;
   const selected: TaskRow | undefined = shownRows[index];
   const shownId = selected?.meta.id ?? null;
   // The selection is a task, never a row number: the first row on open, the neighbour of a task
@@ -139,9 +142,13 @@ export function App(props: AppProps) {
   const windowRows = shownRows.slice(top.current, top.current + rowsOnScreen);
 
   const view = (): DashboardView => ({ selectedId: selected?.meta.id ?? null, filter, search, role, message });
+  const clampRow = (at: number) => Math.max(0, Math.min(shownRows.length - 1, at));
   const select = (at: number) => {
-    const row = shownRows[Math.max(0, Math.min(shownRows.length - 1, at))];
+    const to = clampRow(at);
+    const row = shownRows[to];
     awaited.current = null;
+    // Moves made before the next render (keys read one by one, faster than it) start from here.
+    cursor.current = to;
     if (row) setSelectedId(row.meta.id);
   };
 
@@ -170,29 +177,35 @@ export function App(props: AppProps) {
   useKeys(
     (input, key) => {
       if (mode.kind === 'search') {
-        if (key.return) setMode({ kind: 'table' });
+        // A search pasted with its Enter (one read) is kept, as typed then Enter.
+        const line = /[\r\n]+$/.exec(input);
+        if (line && !key.return && !key.ctrl && !key.meta) {
+          setSearch(editText(search, input.slice(0, line.index), key));
+          setMode({ kind: 'table' });
+        } else if (key.return) setMode({ kind: 'table' });
         else if (key.escape) {
           setSearch('');
           setMode({ kind: 'table' });
         } else setSearch(editText(search, input, key));
         return;
       }
-      // Keys typed faster than the screen reads them arrive as one input ("jjk"): moves add up,
-      // anything else is taken one key at a time (the first).
-      if (input.length > 1 && /^[jk]+$/.test(input)) return select(index + [...input].reduce((n, c) => n + (c === 'j' ? 1 : -1), 0));
+      // Keys typed faster than the screen reads them arrive as one input ("kkjjj"): each move is
+      // taken in turn, stopping at either end as single presses would; anything else is taken one
+      // key at a time (the first).
+      if (input.length > 1 && /^[jk]+$/.test(input)) return select([...input].reduce((at, c) => clampRow(at + (c === 'j' ? 1 : -1)), cursor.current));
       const action = tableAction(input.length > 1 && !key.ctrl && !key.meta ? (input[0] ?? '') : input, key, selected);
       if (action === null) return;
       const ref = selected ? { project: selected.meta.project, id: selected.meta.id } : null;
       const label = selected ? `${selected.meta.id} (${selected.meta.branch})` : '';
       switch (action) {
         case 'down':
-          return select(index + 1);
+          return select(cursor.current + 1);
         case 'up':
-          return select(index - 1);
+          return select(cursor.current - 1);
         case 'page-down':
-          return select(index + rowsOnScreen);
+          return select(cursor.current + rowsOnScreen);
         case 'page-up':
-          return select(index - rowsOnScreen);
+          return select(cursor.current - rowsOnScreen);
         case 'quit':
           return props.onQuit();
         case 'help':
