@@ -137,7 +137,7 @@ describe('orange task create-pr', () => {
     const human = await box.orange(['task', 'create-pr', task.id]);
     expect(human.code).toBe(1);
     expect(human.stdout).toBe('');
-    expect(human.stderr).toBe('orange: gh (GitHub CLI) is not installed; install it or merge locally with orange task merge --local');
+    expect(human.stderr).toBe('orange: gh (GitHub CLI) is not installed; install it or merge locally with orange task merge --local (m in the dashboard)');
     const json = await box.jsonError(['task', 'create-pr', task.id]);
     expect(json).toMatchObject({ code: 'E_SCM', exit: 1 });
     expect(await box.git(box.origin, 'branch', '--list', 'feature/pr')).toBe('');

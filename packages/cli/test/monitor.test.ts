@@ -182,7 +182,7 @@ describe('orange monitor with pull requests and orphans', () => {
 
     // One line per pass (not per task), naming the missing gh: two passes ran, so two lines.
     const { records } = await box.json<{ records: LogRecord[] }>(['log', '--component', 'monitor', '--level', 'warn', '--grep', 'pull request sync']);
-    const reason = 'gh (GitHub CLI) is not installed; install it or merge locally with orange task merge --local';
+    const reason = 'gh (GitHub CLI) is not installed; install it or merge locally with orange task merge --local (m in the dashboard)';
     expect(records).toEqual([
       expect.objectContaining({ msg: 'pull request sync skipped', reason }),
       expect.objectContaining({ msg: 'pull request sync skipped', reason }),

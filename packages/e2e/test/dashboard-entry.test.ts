@@ -205,7 +205,7 @@ describe('npm run demo -- --dash', () => {
     await demo.term.type(`CI=true node ${CLI} demo --dash; echo DEMO-EXIT=$?`);
     await demo.term.screenShows('Orange · sandbox · showing all', 60_000);
     // Rows move: a task past planning, on screen while the demo runs.
-    await demo.term.screenShows(/[●✗○◌]\s+\d*\s+\S+\s+(working|agent-review|reviewing|done)\s/, 90_000);
+    await demo.term.screenShows(/[●✗○◌]\s+\d*\s+\S+.*\s(working|agent-review|reviewing|done)\s/, 90_000);
     await demo.term.press('q');
     await demo.term.screenShows(/DEMO-EXIT=\d+/, 150_000);
     const output = await demo.term.tmux('capture-pane', '-p', '-J', '-S', '-2000', '-t', 'term');
@@ -217,7 +217,7 @@ describe('npm run demo -- --dash', () => {
   it('Ctrl-C closes the dashboard and the held progress lines follow; a second Ctrl-C interrupts the demo: exit 130, the terminal as it was, nothing left', async () => {
     const demo = await demoTerminal();
     await demo.term.type(`CI=true node ${CLI} demo --dash; echo DEMO-EXIT=$?`);
-    await demo.term.screenShows(/[●✗○◌]\s+\d*\s+\S+\s+(planning|working|agent-review|reviewing)\s/, 90_000);
+    await demo.term.screenShows(/[●✗○◌]\s+\d*\s+\S+.*\s(planning|working|agent-review|reviewing)\s/, 90_000);
     // Typed in the dashboard, Ctrl-C is a key (raw mode): it quits the dashboard, not the demo.
     await demo.term.press('C-c');
     await demo.term.screenShows(/task A {2}pending → planning/, 30_000);
@@ -230,7 +230,7 @@ describe('npm run demo -- --dash', () => {
   it('SIGTERM to the demo while its dashboard is open closes the dashboard first: exit 143, the terminal as it was, nothing left', async () => {
     const demo = await demoTerminal();
     await demo.term.type(`CI=true node ${CLI} demo --dash; echo DEMO-EXIT=$?`);
-    await demo.term.screenShows(/[●✗○◌]\s+\d*\s+\S+\s+(planning|working|agent-review|reviewing)\s/, 90_000);
+    await demo.term.screenShows(/[●✗○◌]\s+\d*\s+\S+.*\s(planning|working|agent-review|reviewing)\s/, 90_000);
     const pane = (await demo.term.tmux('display-message', '-p', '-t', 'term', '#{pane_pid}')).trim();
     const pid = String((await execa('pgrep', ['-P', pane, '-f', 'demo --dash'], { reject: false })).stdout).trim();
     expect(pid, "the demo under the pane's shell").toMatch(/^\d+$/);

@@ -38,6 +38,8 @@ describe('orange dash in a real terminal', () => {
     await term.open();
     const first = await box.createTask(['chore/first', 'the first task', '--no-spawn']);
     const picked = await box.createTask(['chore/picked', 'the picked task', '--no-spawn']);
+    // 80 columns: no SUMMARY column, so the selected row shows its summary under it.
+    await term.tmux('resize-window', '-t', 'term', '-x', '80', '-y', '30');
     await term.type(dash());
     // The newest first: the picked task is selected on open (its summary under its row).
     await term.screenShows('the picked task');
@@ -74,8 +76,8 @@ describe('orange dash in a real terminal', () => {
     await term.screenShows('summary  made in the dashboard▏');
     await term.press('Enter');
     await term.screenShows(/created task \w{21} on feature\/from-dash/);
-    await term.screenShows(/feature\/from-dash\s+(planning|working|agent-review)/);
-    await term.screenShows(/feature\/from-dash\s+reviewing/, 60_000);
+    await term.screenShows(/feature\/from-dash.*\s(planning|working|agent-review)/);
+    await term.screenShows(/feature\/from-dash.*\sreviewing/, 60_000);
     const created = (await box.orange(['task', 'list', '--json'])).stdout;
     const made = (JSON.parse(created) as { tasks: Array<{ id: string; branch: string; status: string }> }).tasks.find((t) => t.branch === 'feature/from-dash');
     expect(made?.status).toBe('reviewing');
@@ -97,7 +99,7 @@ describe('orange dash in a real terminal', () => {
     await term.screenShows('[y/N]');
     await term.press('y');
     await term.screenShows(`task ${waiting}: pending → cancelled`);
-    await term.screenShows(/chore\/waiting\s+cancelled/);
+    await term.screenShows(/chore\/waiting.*\scancelled/);
     expect((await box.task(waiting)).meta.status).toBe('cancelled');
 
     // With no orange monitor running, the dashboard polls (the passes the next test must not see).
@@ -119,7 +121,7 @@ describe('orange dash in a real terminal', () => {
     const id = await box.createTask(['feature/merge-me', 'merge me from the dashboard'], 'agent.reviews: PASS\n');
     await box.waitForStatus(id, 'reviewing', 60_000);
     await term.type(dash());
-    await term.screenShows(/●.*feature\/merge-me\s+reviewing/);
+    await term.screenShows(/●.*feature\/merge-me.*\sreviewing/);
 
     // Enter: Orange's tmux server is not the one this pane runs in, so the agent's session is
     // attached inside the pane, and the footer says how a person detaches from that nested client.
@@ -136,7 +138,7 @@ describe('orange dash in a real terminal', () => {
     await term.press('m');
     await term.screenShows(`Merge task ${id}`);
     await term.press('y');
-    await term.screenShows(/feature\/merge-me\s+done/, 30_000);
+    await term.screenShows(/feature\/merge-me.*\sdone/, 30_000);
     // The merge's own sentence, before the next key: it would overwrite a refusal shown earlier.
     await term.screenShows(`task ${id}: reviewing → done`);
     expect(await box.git(box.origin, 'log', '--format=%s', 'main')).toContain(`implement the task for task ${id}`);
@@ -168,16 +170,16 @@ describe('orange dash in a real terminal', () => {
     // A poll interval far beyond the test: only R can apply the merge.
     const id = await reviewing('feature/pr-by-r');
     await term.type(`PATH=${gh.bin}:$PATH ${dash('', 600_000)}`);
-    await term.screenShows(/feature\/pr-by-r\s+reviewing/);
+    await term.screenShows(/feature\/pr-by-r.*\sreviewing/);
     await gh.nextPullRequest(21);
     await gh.setState(21, 'OPEN');
     await term.press('p');
     await term.screenShows('pull request created: https://github.com/example/app/pull/21');
-    await term.screenShows(/feature\/pr-by-r\s+reviewing\s+#21 open/);
+    await term.screenShows(/feature\/pr-by-r.*\sreviewing\s+#21 open/);
     await gh.setState(21, 'MERGED');
     await term.press('R');
     await term.screenShows(`pull request of ${id} merged: task ${id} → done`);
-    await term.screenShows(/feature\/pr-by-r\s+done\s+#21 merged/);
+    await term.screenShows(/feature\/pr-by-r.*\sdone\s+#21 merged/);
     const history = await box.history(id);
     expect(history.filter((e) => e.type === 'status.changed').at(-1)).toMatchObject({ from: 'reviewing', to: 'done', cause: 'auto', reason: 'pull request merged' });
     expect(history.filter((e) => e.type === 'task.merged')).toEqual([expect.objectContaining({ via: 'pull request' })]);
@@ -191,9 +193,9 @@ describe('orange dash in a real terminal', () => {
     await gh.setState(22, 'OPEN');
     expect((await box.orange(['task', 'create-pr', closing], { env: gh.env })).code).toBe(0);
     await term.type(`PATH=${gh.bin}:$PATH ${dash()}`);
-    await term.screenShows(/feature\/pr-closed\s+reviewing\s+#22 open/);
+    await term.screenShows(/feature\/pr-closed.*\sreviewing\s+#22 open/);
     await gh.setState(22, 'CLOSED');
-    await term.screenShows(/feature\/pr-closed\s+cancelled\s+#22 closed/);
+    await term.screenShows(/feature\/pr-closed.*\scancelled\s+#22 closed/);
     await term.press('q');
     await term.screenShows('BEFORE-DASH');
   }, 120_000);

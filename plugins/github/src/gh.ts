@@ -1,8 +1,8 @@
 import { OrangeError } from '@orange/core';
 import { lastLine, type CommandResult } from './git.js';
 
-export const GH_MISSING = 'gh (GitHub CLI) is not installed; install it or merge locally with orange task merge --local';
-export const GH_UNAUTHENTICATED = 'gh (GitHub CLI) is not logged in; run gh auth login or merge locally with orange task merge --local';
+export const GH_MISSING = 'gh (GitHub CLI) is not installed; install it or merge locally with orange task merge --local (m in the dashboard)';
+export const GH_UNAUTHENTICATED = 'gh (GitHub CLI) is not logged in; run gh auth login or merge locally with orange task merge --local (m in the dashboard)';
 
 /** Runs the GitHub CLI; a missing binary or a missing login becomes one clear E_SCM sentence. */
 export class GhCli {

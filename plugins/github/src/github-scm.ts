@@ -61,7 +61,7 @@ export class GithubScm implements Scm {
       throw new OrangeError('E_SCM', `pull request ${pr.url} was closed without merging; reopen it, or cancel the task`);
     }
     if (pr?.state === 'open' && !options.local) {
-      throw new OrangeError('E_SCM', `task ${task.meta.id} has an open pull request (${pr.url}); merge it on GitHub, or merge locally with orange task merge --local`);
+      throw new OrangeError('E_SCM', `task ${task.meta.id} has an open pull request (${pr.url}); merge it on GitHub, or merge locally with orange task merge --local (m in the dashboard)`);
     }
     const result = await mergeLocally(this.git, { task, project, remote: this.options.remote, strategy: options.strategy });
     this.log.info('merged locally', { task: task.meta.id, branch: task.meta.branch, strategy: options.strategy, commit: result.commit, pushed: result.pushed });

@@ -90,10 +90,12 @@ describe('the task table', () => {
     expect(lines[at('chore/deps')]).toMatch(/^○.*done/);
   });
 
-  it('shows the selected task\'s summary under it and moves the selection with j and k', async () => {
+  it('on a narrow screen shows the selected task\'s summary under it and moves the selection with j and k', async () => {
     const a = fakeRow({ status: 'working', branch: 'a', summary: 'first summary' });
     const b = fakeRow({ status: 'working', branch: 'b', summary: 'second summary' });
     const ui = open([a, b]);
+    ui.resize(80, 30);
+    await ui.hides('SUMMARY');
     await ui.shows('second summary');
     expect(ui.frame()).not.toContain('first summary');
     await ui.press('j');
@@ -150,6 +152,8 @@ describe('the selection', () => {
     const a = fakeRow({ status: 'working', branch: 'task-a', summary: 'summary of a', updated_at: '2026-01-01T10:00:02.000Z' });
     const b = fakeRow({ status: 'working', branch: 'task-b', summary: 'summary of b', updated_at: '2026-01-01T10:00:01.000Z' });
     const ui = open([a, b]);
+    ui.resize(80, 30);
+    await ui.hides('SUMMARY');
     await ui.shows('summary of a');
     // Nobody touched a key: b changes (another shell) and now sorts first.
     ui.source.set([a, { ...b, meta: { ...b.meta, summary: 'summary of b', updated_at: '2026-01-01T10:00:09.000Z' } }]);
@@ -166,6 +170,8 @@ describe('the selection', () => {
     const rows = ['a', 'b', 'c'].map((n, i) => fakeRow({ status: 'working', branch: `task-${n}`, summary: `summary of ${n}`, updated_at: `2026-01-01T10:00:0${5 - i}.000Z` }));
     const [a, b, c] = rows as [TaskRow, TaskRow, TaskRow];
     const ui = open(rows);
+    ui.resize(80, 30);
+    await ui.hides('SUMMARY');
     await ui.shows('summary of a');
     await ui.press('j');
     await ui.shows('summary of b');
@@ -589,6 +595,7 @@ describe('Enter', () => {
     expect(ui.footer()).not.toContain('back)');
     attach.set({ mode: 'switch', back: 'C-b L', prefix: 'C-b' });
     await ui.shows('⏎ attach (C-b L back)');
+    ui.resize(100, 60);
     await ui.press('?');
     await ui.shows('switches this tmux client to its session');
     const help = ui.frame().replace(/\s+/g, ' ');
@@ -672,10 +679,29 @@ describe('keys', () => {
 
   it('? shows every key and who runs the monitor; any key goes back', async () => {
     const ui = open([fakeRow({ status: 'working', branch: 'helped' })]);
+    ui.resize(100, 60);
     await ui.shows('helped');
     await ui.press('?');
     await ui.shows('Orange dashboard — keys');
     for (const key of ['Enter', 'request changes', 'sync the pull request', 'copy the task id', 'is run by: monitor: here']) expect(ui.frame().replace(/\s+/g, ' ')).toContain(key);
+    await ui.press('x');
+    await ui.shows('helped');
+    expect(ui.actions.calls).toEqual([]);
+  });
+
+  it('? at 80x24 shows every description whole, wrapped under itself, and scrolls to the rest', async () => {
+    const ui = open([fakeRow({ status: 'working', branch: 'helped' })]);
+    ui.resize(80, 24);
+    await ui.shows('helped');
+    await ui.press('?');
+    await ui.shows('Orange dashboard — keys');
+    const first = ui.frame();
+    expect(Math.max(...first.split('\n').map((l) => displayWidth(l)))).toBeLessThanOrEqual(80);
+    expect(first.split('\n').length).toBeLessThanOrEqual(24);
+    // A long description goes on under itself instead of being cut.
+    expect(first.replace(/\s+/g, ' ')).toContain('merge a reviewed task into the default branch; on a task still at work, a force-merge (after confirmation)');
+    for (let i = 0; i < 20; i++) await ui.press('j');
+    await vi.waitFor(() => expect(ui.frame().replace(/\s+/g, ' ')).toContain('is run by: monitor: here'));
     await ui.press('x');
     await ui.shows('helped');
     expect(ui.actions.calls).toEqual([]);
@@ -696,11 +722,31 @@ describe('keys', () => {
 });
 
 describe('the diff stat, a resize, width', () => {
+  it('on a wide screen gives every row its summary in a SUMMARY column, the TASK column as wide as the longest branch', async () => {
+    const rows = [fakeRow({ status: 'working', branch: 'feature/short', summary: 'the first summary' }), fakeRow({ status: 'reviewing', branch: 'feature/a-rather-longer-branch', summary: 'the second summary' })];
+    const ui = open(rows);
+    ui.resize(200, 40);
+    await ui.shows('SUMMARY');
+    const lines = ui.frame().split('\n');
+    const heading = lines.find((l) => l.includes('SUMMARY')) ?? '';
+    const short = lines.find((l) => l.includes('feature/short')) ?? '';
+    const long = lines.find((l) => l.includes('feature/a-rather-longer-branch')) ?? '';
+    expect(short).toContain('the first summary');
+    expect(long).toContain('the second summary');
+    // TASK is sized to the longest branch (+2), not stretched over the screen.
+    expect(heading.indexOf('SUMMARY')).toBe(5 + 'feature/a-rather-longer-branch'.length + 2);
+    expect(short.indexOf('the first summary')).toBe(heading.indexOf('SUMMARY'));
+    // No summary line under the selected row: it is in the row.
+    const selectedAt = lines.findIndex((l) => l.includes('feature/a-rather-longer-branch'));
+    expect(lines[selectedAt + 1] ?? '').not.toContain('the second summary');
+    expect(Math.max(...lines.map((l) => displayWidth(l)))).toBeLessThanOrEqual(200);
+  });
+
   it('shows AHEAD and CHANGES in the row and the diff stat per file in the detail pane', async () => {
     const diff = { ahead: 3, added: 144, removed: 12, files: [{ path: 'src/login.ts', added: 120, removed: 2 }, { path: 'src/form.ts', added: 24, removed: 10 }] };
     const ui = open([fakeRow({ status: 'working', branch: 'with-diff', workspace: '/w/app--1' }, { diff })]);
     await ui.shows('with-diff');
-    expect(ui.frame().split('\n').find((l) => l.includes('with-diff'))).toMatch(/with-diff\s+working\s+3\s+\+144 -12\s/);
+    expect(ui.frame().split('\n').find((l) => l.includes('with-diff'))).toMatch(/with-diff\s+(summary \d+\s+)?working\s+3\s+\+144 -12\s/);
     expect(ui.frame()).toContain('3 ahead · +144 -12 · 2 files');
     expect(ui.frame()).toContain('src/login.ts +120 -2');
   });
@@ -727,6 +773,8 @@ describe('the diff stat, a resize, width', () => {
     expect(footer()).toContain('⏎ attach (前缀前缀前缀前缀 d␛]0;pwned␇ back)');
     expect(ui.frame()).not.toContain('\u001b]0;');
     await ui.press('?');
+    // At 80x24 the help scrolls: how to come back is at its end.
+    for (let i = 0; i < 30; i++) await ui.press('j');
     await ui.shows('detaches back here');
     expect(ui.frame()).toContain('d␛]0;pwned␇');
     expect(ui.frame()).not.toContain('\u001b]0;');

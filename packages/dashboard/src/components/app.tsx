@@ -20,7 +20,7 @@ import { HelpScreen } from './help-screen.js';
 import { LinePrompt } from './line-prompt.js';
 import { MESSAGE_SHOWN_MS, StatusBar, statusBarLines, type StatusMessage } from './status-bar.js';
 import { TaskFileView } from './task-file-view.js';
-import { TableHeader, TaskTable } from './task-table.js';
+import { TableHeader, tableLayout, TaskTable } from './task-table.js';
 
 /** What the dashboard remembers across an attach (it is unmounted while the terminal is the agent's). */
 export interface DashboardView {
@@ -134,8 +134,10 @@ export function App(props: AppProps) {
   const detailHeight = height >= 20 ? Math.max(6, Math.floor((height - FIXED_LINES) * 0.45)) : 0;
   // One line less than the terminal: ink redraws the whole screen when its output fills it.
   const tableHeight = Math.max(1, height - 1 - FIXED_LINES - (statusLines - 1) - detailHeight + (detailHeight === 0 ? 1 : 0));
-  // The selected row takes a second line for its summary.
-  const rowsOnScreen = Math.max(1, tableHeight - (selected?.meta.summary ? 1 : 0));
+  // Columns sized to the rows shown (and the task just selected): a wide screen gets a SUMMARY column.
+  const layout = tableLayout(columns, shownRows.slice(top.current, top.current + tableHeight), props.showProject);
+  // Without a SUMMARY column the selected row takes a second line for its summary.
+  const rowsOnScreen = Math.max(1, tableHeight - (selected?.meta.summary && layout.summaryW === 0 ? 1 : 0));
   if (index < top.current) top.current = index;
   if (index >= top.current + rowsOnScreen) top.current = index - rowsOnScreen + 1;
   top.current = Math.max(0, Math.min(top.current, Math.max(0, shownRows.length - rowsOnScreen)));
@@ -293,7 +295,7 @@ export function App(props: AppProps) {
   const needsYou = [...snapshot.rows.values()].filter((r) => !r.terminal && (NEEDS_YOU.has(r.meta.status) || r.meta.attention || r.liveness === 'dead')).length;
   const rule = '─'.repeat(Math.max(0, columns));
 
-  if (mode.kind === 'help') return <HelpScreen monitor={monitor} attach={attach} onClose={() => setMode({ kind: 'table' })} />;
+  if (mode.kind === 'help') return <HelpScreen monitor={monitor} attach={attach} width={columns} height={height - 1} onClose={() => setMode({ kind: 'table' })} />;
   if (mode.kind === 'file') return <TaskFileView title={mode.title} text={mode.text} height={height - 1} onClose={() => setMode({ kind: 'table' })} />;
 
   const bottom = (() => {
@@ -331,7 +333,7 @@ export function App(props: AppProps) {
   return (
     <Box flexDirection="column" width={columns}>
       <Header scope={props.scope} filter={filter} search={search} agents={agents} needsYou={needsYou} monitor={monitor} width={columns} colour={colour} />
-      <TableHeader width={columns} />
+      <TableHeader width={columns} layout={layout} />
       {mode.kind === 'create' ? (
         <CreateForm
           projects={mode.projects}
@@ -375,7 +377,7 @@ export function App(props: AppProps) {
           ) : shownRows.length === 0 ? (
             <Text dimColor>{snapshot.rows.size === 0 ? 'no tasks yet — press c to create one' : 'no task matches (f: filter, /: search)'}</Text>
           ) : (
-            <TaskTable rows={windowRows} selectedId={selected?.meta.id ?? null} width={columns} now={now} colour={colour} showProject={props.showProject} />
+            <TaskTable rows={windowRows} selectedId={selected?.meta.id ?? null} width={columns} now={now} colour={colour} showProject={props.showProject} layout={layout} />
           )}
         </Box>
       )}

@@ -1,24 +1,58 @@
 import { Box, Text } from 'ink';
-import { useKeys } from '../hooks/use-keys.js';
+import { useState } from 'react';
 import type { AttachInfo } from '@orange/core';
+import { useKeys } from '../hooks/use-keys.js';
 import { attachHelp, helpKeys } from '../key-map.js';
-import { shown } from '../shown-text.js';
+import { displayWidth, shown } from '../shown-text.js';
 
-/** Every key and what it does; any key goes back. */
-export function HelpScreen({ onClose, monitor, attach }: { readonly onClose: () => void; readonly monitor: string; readonly attach: AttachInfo | null }) {
-  useKeys(() => onClose());
+const KEY_W = 14;
+
+/** `text` in lines of at most `width` display columns, broken at spaces; later lines start with `indent` spaces. */
+export function wrapped(text: string, width: number, indent = 0): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    const room = Math.max(1, width - (lines.length === 0 ? 0 : indent));
+    const next = line === '' ? word : `${line} ${word}`;
+    if (line !== '' && displayWidth(next) > room) {
+      lines.push(line);
+      line = word;
+    } else line = next;
+  }
+  lines.push(line);
+  return lines.map((l, i) => (i === 0 ? l : `${' '.repeat(indent)}${l}`));
+}
+
+/**
+ * Every key and what it does, each description wrapped under itself (never cut), then how
+ * attaching works and who runs the monitor. When it is longer than the screen, j/k (↓/↑) and
+ * Space scroll it; any other key goes back.
+ */
+export function HelpScreen({ onClose, monitor, attach, width, height }: { readonly onClose: () => void; readonly monitor: string; readonly attach: AttachInfo | null; readonly width: number; readonly height: number }) {
+  const inner = Math.max(20, width - 2);
+  const lines = [
+    ...helpKeys(attach).flatMap((k) => wrapped(`${k.key.padEnd(KEY_W)}${shown(k.label)}`, inner, KEY_W)),
+    '',
+    ...wrapped(shown(attachHelp(attach)), inner),
+    ...wrapped(`The monitor's poll (exit backstop, orphan cleanup, PR sync) is run by: ${shown(monitor)}. The task files are followed live.`, inner),
+  ];
+  const page = Math.max(1, height - 3);
+  const [top, setTop] = useState(0);
+  const maxTop = Math.max(0, lines.length - page);
+  useKeys((input, key) => {
+    const step = key.downArrow || input === 'j' ? 1 : key.upArrow || input === 'k' ? -1 : key.pageDown || input === ' ' ? page : key.pageUp ? -page : null;
+    if (step === null || maxTop === 0) return onClose();
+    setTop((t) => Math.min(maxTop, Math.max(0, t + step)));
+  });
   return (
     <Box flexDirection="column" paddingX={1}>
       <Text bold>Orange dashboard — keys</Text>
-      {helpKeys(attach).map((k) => (
-        <Text key={k.key} wrap="truncate">
-          {shown(`${k.key.padEnd(14)}${k.label}`)}
+      {lines.slice(top, top + page).map((line, i) => (
+        <Text key={top + i} wrap="truncate">
+          {line || ' '}
         </Text>
       ))}
-      <Text> </Text>
-      <Text>{shown(attachHelp(attach))}</Text>
-      <Text>{`The monitor's poll (exit backstop, orphan cleanup, PR sync) is run by: ${shown(monitor)}. The task files are followed live.`}</Text>
-      <Text dimColor>any key: back</Text>
+      <Text dimColor>{maxTop > 0 ? `lines ${top + 1}-${Math.min(lines.length, top + page)} of ${lines.length} · j/k scroll · any other key: back` : 'any key: back'}</Text>
     </Box>
   );
 }
