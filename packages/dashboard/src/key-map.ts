@@ -20,6 +20,7 @@ export type TableAction =
   | 'refresh-pr'
   | 'copy-id'
   | 'view-file'
+  | 'diff'
   | 'switch-pane'
   | 'filter'
   | 'search'
@@ -110,6 +111,8 @@ export function tableAction(input: string, key: KeyPress, row: TaskRow | undefin
       return 'copy-id';
     case 'v':
       return 'view-file';
+    case 'D':
+      return 'diff';
     case 'w':
       // The original's key for watching a live agent: Enter's attach, and only that.
       return enterAction(row) === 'attach' ? 'attach' : null;
@@ -135,6 +138,7 @@ export function footerKeys(row: TaskRow | undefined, attach: AttachInfo | null =
     if (row.cancel) keys.push({ key: 'x', label: row.cancel.kind });
     if (row.terminal) keys.push({ key: 'd', label: 'delete' });
     keys.push({ key: 'y', label: 'copy id' }, { key: 'v', label: 'TASK.md' });
+    if (row.meta.workspace) keys.push({ key: 'D', label: 'diff' });
     if (row.active) keys.push({ key: 'tab', label: 'pane' });
   }
   keys.push({ key: 'f', label: 'filter' }, { key: '/', label: 'search' }, { key: '?', label: 'help' }, { key: 'q', label: 'quit' });
@@ -170,6 +174,7 @@ export function helpKeys(attach: AttachInfo | null = null): readonly FooterKey[]
     { key: 'd', label: 'delete a finished task (after confirmation)' },
     { key: 'y', label: 'copy the task id (OSC 52)' },
     { key: 'v', label: 'view the whole TASK.md (j/k scroll, Esc back)' },
+    { key: 'D', label: "the whole diff of the task's branch against its base, coloured (j/k scroll, n/N next or previous file, Esc back)" },
     { key: 'Tab', label: 'preview the worker or the reviewer' },
     { key: 'f', label: 'filter: all, active, done' },
     { key: '/', label: 'search by branch or summary (Enter keeps it, Esc clears it)' },

@@ -68,6 +68,8 @@ export interface DashboardActions {
   /** The agent's window now, or null. */
   capture(meta: TaskMeta, role: AgentRole): Promise<string | null>;
   diffStat(meta: TaskMeta): Promise<DiffStat | null>;
+  /** The whole diff of the task's branch against its base (the diff view), or null without a worktree. */
+  diff(meta: TaskMeta): Promise<string | null>;
 }
 
 /** How long `R` waits for a monitor pass in progress (its own, or another process's) to end. */
@@ -176,6 +178,11 @@ export class OrangeActions implements DashboardActions {
   async diffStat(meta: TaskMeta): Promise<DiffStat | null> {
     const workspaces = this.orange.maybeSlot('workspaces');
     return workspaces?.diffStat ? workspaces.diffStat(meta) : null;
+  }
+
+  async diff(meta: TaskMeta): Promise<string | null> {
+    const workspaces = this.orange.maybeSlot('workspaces');
+    return workspaces?.diff ? workspaces.diff(meta) : null;
   }
 }
 

@@ -132,6 +132,9 @@ export class RecordingActions implements DashboardActions {
   history = async (): Promise<HistoryEvent[]> => [{ type: 'status.changed', timestamp: '2026-01-01T10:00:00.000Z', from: 'pending', to: 'planning', cause: 'spawn' }];
   capture = async (_meta: TaskMeta, role: AgentRole) => `${role} pane line\n\u001b[31mred\u001b[0m`;
   diffStat = async () => null;
+  /** What `diff` answers (null: no worktree). */
+  diffText: string | null = null;
+  diff = async () => this.diffText;
 }
 
 /** Who runs the monitor, fixed. */

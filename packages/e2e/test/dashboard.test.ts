@@ -114,6 +114,32 @@ describe('orange dash in a real terminal', () => {
     expect(after).not.toContain('j/k move');
   }, 120_000);
 
+  it('D shows the whole diff of a task with a two-file change, n goes to the second file, Esc comes back', async () => {
+    box = await Sandbox.create();
+    term = new Terminal(box);
+    await term.open();
+    const id = await box.createTask(['feature/two-files', 'a change in two files'], 'agent.reviews: PASS\n');
+    await box.waitForStatus(id, 'reviewing', 60_000);
+    // The agent committed its change; a second file changes in the worktree, not committed yet.
+    const worktree = (await box.task(id)).meta.workspace as string;
+    await writeFile(join(worktree, 'second-file.txt'), 'a line the diff must show\n');
+    await box.git(worktree, 'add', 'second-file.txt');
+    await term.type(dash());
+    await term.screenShows(/feature\/two-files.*\sreviewing/);
+    await term.screenShows('D diff');
+    await term.press('D');
+    await term.screenShows(/diff of \w{21} \(feature\/two-files\) — file 1 of 2/);
+    const first = await term.screen();
+    expect(first, first).toMatch(/^diff --git a\/\S+ b\/\S+$/m);
+    await term.press('n');
+    await term.screenShows('file 2 of 2');
+    await term.screenShows('diff --git a/second-file.txt b/second-file.txt');
+    await term.screenShows('+a line the diff must show');
+    await term.press('Escape');
+    await term.screenShows('D diff');
+    await term.press('q');
+  }, 120_000);
+
   it('attaches with Enter and comes back on detach, merges a reviewed task into origin with m, and shows a refusal', async () => {
     box = await Sandbox.create();
     term = new Terminal(box);

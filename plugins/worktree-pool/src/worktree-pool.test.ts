@@ -544,6 +544,28 @@ describe('diffStat (the dashboard)', () => {
     const s = await sandbox();
     const { task } = await s.orange.engine.createTask({ project: 'demo', summary: 'later', spawn: false });
     expect(await s.orange.slot('workspaces').diffStat?.(task.meta)).toBeNull();
+    expect(await s.orange.slot('workspaces').diff?.(task.meta)).toBeNull();
+  });
+});
+
+describe('diff (the dashboard diff view)', () => {
+  it('is the whole unified diff of the branch against its base, uncommitted changes included, cut at the limit', async () => {
+    const s = await sandbox();
+    const task = await start(s.orange);
+    const wt = task.meta.workspace as string;
+    const pool = s.orange.slot('workspaces');
+    expect(await pool.diff?.(task.meta)).toBe('');
+    await commitFile(wt, 'a.txt', 'one\ntwo\n');
+    await writeFile(join(wt, 'b.txt'), 'new\n');
+    await commitFile(wt, 'b.txt', 'new\n');
+    await writeFile(join(wt, 'a.txt'), 'one\nTWO\n');
+    const diff = (await pool.diff?.(task.meta)) ?? '';
+    expect(diff).toContain('diff --git a/a.txt b/a.txt');
+    expect(diff).toContain('+TWO');
+    expect(diff).toContain('diff --git a/b.txt b/b.txt');
+    expect(diff).toContain('+new');
+    expect(diff).not.toContain('\u001b[');
+    expect(await pool.diff?.(task.meta, 40)).toMatch(/\[cut at 40 bytes\]\n$/);
   });
 });
 

@@ -178,12 +178,8 @@ export class WorktreePool implements WorkspaceProvider, PoolParts {
    */
   async diffStat(task: TaskMeta): Promise<DiffStat | null> {
     const worktree = task.workspace;
-    if (!worktree || !existsSync(worktree)) return null;
-    const project = await this.orange.projects.get(task.project);
-    const base = await this.repo(project).baseRef();
-    const mergeBase = await this.git.attempt(worktree, ['merge-base', base, 'HEAD']);
-    if (!mergeBase.ok) return null;
-    const from = mergeBase.stdout.trim();
+    const from = worktree ? await this.diffBase(task) : null;
+    if (!worktree || from === null) return null;
     const [ahead, numstat] = await Promise.all([
       this.git.run(worktree, ['rev-list', '--count', `${from}..HEAD`]),
       this.git.run(worktree, ['diff', '--numstat', '--no-renames', from]),
@@ -202,6 +198,23 @@ export class WorktreePool implements WorkspaceProvider, PoolParts {
       removed: files.reduce((n, f) => n + f.removed, 0),
       files,
     };
+  }
+
+  async diff(task: TaskMeta, maxBytes = 4 * 1024 * 1024): Promise<string | null> {
+    const worktree = task.workspace;
+    const from = worktree ? await this.diffBase(task) : null;
+    if (!worktree || from === null) return null;
+    const text = await this.git.run(worktree, ['diff', '--no-color', '--no-ext-diff', '--no-renames', from]);
+    return Buffer.byteLength(text) > maxBytes ? `${Buffer.from(text).subarray(0, maxBytes).toString('utf8')}\n[cut at ${maxBytes} bytes]\n` : text;
+  }
+
+  /** Where the task's branch left the default branch (the commit both diffs start from), or null. */
+  private async diffBase(task: TaskMeta): Promise<string | null> {
+    if (!task.workspace || !existsSync(task.workspace)) return null;
+    const project = await this.orange.projects.get(task.project);
+    const base = await this.repo(project).baseRef();
+    const mergeBase = await this.git.attempt(task.workspace, ['merge-base', base, 'HEAD']);
+    return mergeBase.ok ? mergeBase.stdout.trim() : null;
   }
 
   /** Creates every worktree of the project's pool (`orange workspace init`). */

@@ -99,6 +99,8 @@ export interface WorkspaceProvider {
   remove?(project: Project): Promise<WorkspaceInfo[]>;
   /** The task's worktree against the default branch (uncommitted changes included); null without a worktree. */
   diffStat?(task: TaskMeta): Promise<DiffStat | null>;
+  /** The same changes as a whole unified diff (no colour, no renames), cut at `maxBytes`; null without a worktree. */
+  diff?(task: TaskMeta, maxBytes?: number): Promise<string | null>;
 }
 
 /** What a harness is asked to start. */

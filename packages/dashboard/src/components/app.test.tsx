@@ -707,6 +707,51 @@ describe('keys', () => {
     expect(ui.actions.calls).toEqual([]);
   });
 
+  it('D shows the whole diff of the task, coloured and sanitised, n jumps to the next file, Esc goes back', async () => {
+    const row = fakeRow({ status: 'working', branch: 'with-diff', workspace: '/w/app--1' });
+    const ui = open([row], { colour: true });
+    ui.resize(100, 20);
+    ui.actions.diffText = [
+      'diff --git a/src/one.ts b/src/one.ts',
+      '--- a/src/one.ts',
+      '+++ b/src/one.ts',
+      '@@ -1,2 +1,2 @@',
+      '-const a = 1;',
+      '+const a = 2; // \u001b]0;pwned\u0007',
+      ...Array.from({ length: 30 }, (_, i) => ` context line ${i}`),
+      'diff --git a/src/two.ts b/src/two.ts',
+      '--- a/src/two.ts',
+      '+++ b/src/two.ts',
+      '@@ -0,0 +1 @@',
+      '+export const two = true;',
+    ].join('\n');
+    await ui.shows('with-diff');
+    expect(ui.footer()).toContain('D diff');
+    await ui.press('D');
+    await ui.shows('file 1 of 2');
+    expect(ui.frame()).toContain('+const a = 2; // ␛]0;pwned␇');
+    expect(ui.frame()).toContain('-const a = 1;');
+    expect(ui.frame()).not.toContain('\u001b]0;');
+    expect(ui.frame()).not.toContain('export const two');
+    await ui.press('n');
+    await ui.shows('file 2 of 2');
+    await ui.shows('export const two = true;');
+    await ui.press('\u001b');
+    await ui.hides('file 2 of 2');
+    await ui.shows('with-diff');
+  });
+
+  it('D on a task without changes or without a worktree says so', async () => {
+    const ui = open([fakeRow({ status: 'working', branch: 'clean', workspace: '/w/app--1' })]);
+    await ui.shows('clean');
+    ui.actions.diffText = '';
+    await ui.press('D');
+    await ui.shows('has no changes against its base yet');
+    ui.actions.diffText = null;
+    await ui.press('D');
+    await ui.shows('has no worktree');
+  });
+
   it("Tab switches the preview between the worker's window and the reviewer's", async () => {
     const row = fakeRow({ status: 'agent-review', branch: 'two-agents' }, { liveness: 'alive', alive: ['worker', 'reviewer'] });
     const ui = open([row]);

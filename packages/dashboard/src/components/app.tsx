@@ -13,6 +13,7 @@ import { shown } from '../shown-text.js';
 import { editText } from '../text-edit.js';
 import { Confirm } from './confirm.js';
 import { CreateForm } from './create-form.js';
+import { DiffView } from './diff-view.js';
 import { DetailPane } from './detail-pane.js';
 import { Footer } from './footer.js';
 import { Header } from './header.js';
@@ -70,7 +71,8 @@ type Mode =
   | { readonly kind: 'confirm'; readonly question: string; readonly run: () => Promise<string>; readonly ref: TaskRef }
   | { readonly kind: 'prompt'; readonly label: string; readonly submit: (text: string) => Promise<string>; readonly ref: TaskRef }
   | { readonly kind: 'help' }
-  | { readonly kind: 'file'; readonly title: string; readonly text: string };
+  | { readonly kind: 'file'; readonly title: string; readonly text: string }
+  | { readonly kind: 'diff'; readonly title: string; readonly text: string };
 
 /** Statuses in which a task waits for a human. */
 const NEEDS_YOU = new Set(['reviewing', 'stuck', 'clarification']);
@@ -279,6 +281,18 @@ export function App(props: AppProps) {
           props.onCopy(ref.id);
           setMessage({ text: `copied ${ref.id}`, kind: 'info' });
           return;
+        case 'diff':
+          void actions
+            .diff(selected.meta)
+            .then((text) =>
+              text === null
+                ? setMessage({ text: `task ${ref.id} has no worktree, so there is no diff to show`, kind: 'error' })
+                : text.trim() === ''
+                  ? setMessage({ text: `task ${ref.id} (${selected.meta.branch}) has no changes against its base yet`, kind: 'info' })
+                  : setMode({ kind: 'diff', title: `diff of ${ref.id} (${selected.meta.branch})`, text }),
+            )
+            .catch((error: unknown) => setMessage({ text: describe(error), kind: 'error' }));
+          return;
         case 'review':
         case 'view-file':
           void actions
@@ -297,6 +311,7 @@ export function App(props: AppProps) {
 
   if (mode.kind === 'help') return <HelpScreen monitor={monitor} attach={attach} width={columns} height={height - 1} onClose={() => setMode({ kind: 'table' })} />;
   if (mode.kind === 'file') return <TaskFileView title={mode.title} text={mode.text} height={height - 1} onClose={() => setMode({ kind: 'table' })} />;
+  if (mode.kind === 'diff') return <DiffView title={mode.title} text={mode.text} height={height - 1} width={columns} colour={colour} closeKey="D" onClose={() => setMode({ kind: 'table' })} />;
 
   const bottom = (() => {
     switch (mode.kind) {
