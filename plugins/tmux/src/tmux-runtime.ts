@@ -78,11 +78,13 @@ export class TmuxRuntime implements Runtime {
   }
 
   /**
-   * The visible text of the role's window with its colours (`capture-pane -e`: SGR sequences
+   * The visible text of the role's window with its colours (`capture-pane -e -J`: SGR sequences
    * only), for the dashboard's live preview; null when the window is gone.
    */
   async capture(task: TaskMeta, role: AgentRole): Promise<string | null> {
-    const result = await this.client.attempt(['capture-pane', '-p', '-e', '-t', windowTarget(taskSession(task), windowName(task, role))]);
+    // -J: lines tmux wrapped at the agent window's width come back whole, for the preview to lay
+    // out at its own width (a 200-column dashboard is not cut to the window's 80).
+    const result = await this.client.attempt(['capture-pane', '-p', '-e', '-J', '-t', windowTarget(taskSession(task), windowName(task, role))]);
     return result.ok ? result.stdout : null;
   }
 

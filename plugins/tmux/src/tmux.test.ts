@@ -145,8 +145,8 @@ describe('reviewer windows and notifications', () => {
     expect(pane).toContain('Nothing more to do unless a human asks for changes.');
   });
 
-  it("captures an agent's window with its colours for the dashboard, and nothing for a window that is gone", async () => {
-    box.setAgent(() => ['sh', '-c', "printf '\\033[31mred text\\033[0m plain\\n'; exec sleep 1000"]);
+  it("captures an agent's window with its colours for the dashboard, long lines whole, and nothing for a window that is gone", async () => {
+    box.setAgent(() => ['sh', '-c', "printf '\\033[31mred text\\033[0m plain\\n'; printf 'x%.0s' $(seq 1 150); printf ' end-of-the-long-line\\n'; exec sleep 1000"]);
     try {
       const task = await box.newTask({ branch: 'captured' });
       const runtime = box.orange.slot('runtime');
@@ -155,6 +155,9 @@ describe('reviewer windows and notifications', () => {
         return shown?.includes('plain') ? shown : null;
       });
       expect(text).toMatch(/\u001b\[31mred text\u001b\[(0|39)?m plain/);
+      // Wrapped by tmux at the window's width, it comes back as the one line the agent printed.
+      const long = await eventually(async () => (await runtime.capture?.((await box.read(task)).meta, 'worker'))?.split('\n').find((l) => l.includes('end-of-the-long-line')));
+      expect(long).toMatch(/^x{150} end-of-the-long-line/);
       expect(await runtime.capture?.((await box.read(task)).meta, 'reviewer')).toBeNull();
     } finally {
       box.setAgent(() => ['sh', '-c', DUMP, 'sh', 'ends with;', '#{session_name}']);

@@ -473,6 +473,16 @@ describe('the detail pane', () => {
 });
 
 describe('a narrow terminal and NO_COLOR', () => {
+  it('keeps help and quit in an 80-column footer with a long attach hint and a diff key, dropping the least needed keys', async () => {
+    const attach = new SettableValue<AttachInfo | null>({ mode: 'nested', back: 'C-b C-b d', prefix: 'C-b' });
+    const ui = open([fakeRow({ status: 'reviewing', branch: 'crowded', workspace: '/w/app--1' }, { liveness: 'alive', alive: ['worker'], active: true })], { attach });
+    ui.resize(80, 24);
+    await ui.shows('crowded');
+    await vi.waitFor(() => expect(displayWidth(ui.footer()), ui.frame()).toBeLessThanOrEqual(80));
+    expect(ui.footer()).toContain('? help  q quit');
+    expect(ui.footer()).toContain('⏎ attach (C-b C-b d back)');
+  });
+
   it('keeps help and quit in an 80-column footer, dropping the least needed keys', async () => {
     const { Footer } = await import('./footer.js');
     const { footerKeys } = await import('../key-map.js');

@@ -3,7 +3,7 @@ import type { FooterKey } from '../key-map.js';
 import { displayWidth, shown } from '../shown-text.js';
 
 /** Keys left out first when the line is too narrow (they are all in the `?` help). */
-const DROPPED_FIRST = ['f', '/', 'y', 'tab', 'R', 'v', 'j/k'];
+const DROPPED_FIRST = ['f', '/', 'y', 'tab', 'R', 'v', 'D', 'j/k', 'p', 'c'];
 
 /**
  * The keys that apply to the selected task, on one line; the least needed ones give way on a
