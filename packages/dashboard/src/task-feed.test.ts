@@ -1,5 +1,5 @@
 import { defaultWorkflow, newTaskMeta, Workflow, type ListedTask, type Orange, type TaskMeta } from '@orange/core';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { TaskFeed } from './task-feed.js';
 
 const A = 'A'.repeat(21);
@@ -115,5 +115,46 @@ describe('the task feed, with reads that resolve out of order', () => {
     store.lists.push(later);
     await feed.reload();
     expect(statusOf(feed, A)).toBe('done');
+  });
+});
+
+describe('the task feed and hand edits', () => {
+  /** A store whose reads say the task was edited by hand while `tampered` is set. */
+  function storeWith(state: { tampered: string[] }) {
+    const meta = version(A, 'working', 1);
+    return {
+      inspect: async () => ({ task: { meta, body: '' }, tampered: state.tampered.map((field) => ({ field })) }),
+      list: async () => ({ tasks: [{ meta, tampered: state.tampered }], unreadable: [] }),
+    };
+  }
+  function feedWith(store: unknown, tamperConfirmMs: number): TaskFeed {
+    const orange = {
+      store,
+      maybeSlot: () => undefined,
+      workflowFor: async () => workflow,
+      engine: { targets: (w: Workflow, status: string) => [...new Set(w.from(status).map((t) => t.to))] },
+    } as unknown as Orange;
+    return new TaskFeed(orange, { tamperConfirmMs });
+  }
+  const tampered = (feed: TaskFeed) => feed.snapshot().rows.get(A)?.tampered ?? null;
+
+  it('never shows ⚠ for a read between the two writes of a move: the next read agrees again', async () => {
+    const state = { tampered: ['status'] };
+    const feed = feedWith(storeWith(state), 100);
+    await feed.refreshTask('app', A);
+    expect(tampered(feed)).toEqual([]);
+    state.tampered = [];
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(tampered(feed)).toEqual([]);
+    feed.stop();
+  });
+
+  it('shows ⚠ once a second read, a moment later, still finds the hand edit', async () => {
+    const state = { tampered: ['status'] };
+    const feed = feedWith(storeWith(state), 100);
+    await feed.refreshTask('app', A);
+    expect(tampered(feed)).toEqual([]);
+    await vi.waitFor(() => expect(tampered(feed)).toEqual(['status']), { timeout: 2000, interval: 20 });
+    feed.stop();
   });
 });

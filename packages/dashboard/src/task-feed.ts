@@ -37,6 +37,8 @@ export interface TaskFeedOptions {
   readonly project?: string;
   /** How long file events are gathered before the changed tasks are read again. */
   readonly debounceMs?: number;
+  /** How long a task read as edited by hand must stay so before its ⚠ is shown (default 1000 ms). */
+  readonly tamperConfirmMs?: number;
   /** How often agent liveness is read from the runtime (one tmux call). */
   readonly livenessMs?: number;
   /** How often AHEAD / CHANGES are read from the workspace provider (git) for active tasks. */
@@ -72,6 +74,8 @@ export class TaskFeed implements TaskSource {
   private pullRequestsRunning = false;
   private unreadable = 0;
   private debounce: NodeJS.Timeout | undefined;
+  /** When each task was first read as edited by hand (not shown until a second read agrees). */
+  private readonly suspected = new Map<string, number>();
   private timers: NodeJS.Timeout[] = [];
   private watcher: TaskWatcher | undefined;
   private stopped = false;
@@ -305,7 +309,37 @@ export class TaskFeed implements TaskSource {
   }
 
   private rowIn(workflow: Workflow, task: ListedTask, previous: TaskRow | undefined): TaskRow {
-    return this.withPullRequest(this.withLiveness(rowOf(workflow, this.orange.engine.targets(workflow, task.meta.status), task, previous)));
+    const listed = this.confirmedTampering(task, previous);
+    return this.withPullRequest(this.withLiveness(rowOf(workflow, this.orange.engine.targets(workflow, listed.meta.status), listed, previous)));
+  }
+
+  /**
+   * `task` as it may be shown: a move writes TASK.md and state.json one after the other, and a read
+   * between them sees fields that disagree — not a hand edit. Such a task is read again
+   * `tamperConfirmMs` later and shown as edited by hand (⚠) only if it still disagrees then.
+   */
+  private confirmedTampering(task: ListedTask, previous: TaskRow | undefined): ListedTask {
+    const id = task.meta.id;
+    if (task.tampered.length === 0 || (previous?.tampered.length ?? 0) > 0) {
+      this.suspected.delete(id);
+      return task;
+    }
+    const confirmMs = this.options.tamperConfirmMs ?? 1000;
+    const since = this.suspected.get(id);
+    if (since !== undefined && Date.now() - since >= confirmMs) {
+      this.suspected.delete(id);
+      return task;
+    }
+    if (since === undefined) {
+      this.suspected.set(id, Date.now());
+      const timer = setTimeout(() => {
+        if (this.stopped) return;
+        this.pending.set(id, { project: task.meta.project, id });
+        void this.flush();
+      }, confirmMs);
+      timer.unref?.();
+    }
+    return { ...task, tampered: [] };
   }
 
   /** `row` with what is known of its pull request (while the URL is the one read). */
