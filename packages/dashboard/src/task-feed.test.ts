@@ -158,3 +158,34 @@ describe('the task feed and hand edits', () => {
     feed.stop();
   });
 });
+
+describe('the task feed and worktrees', () => {
+  it('reads a task\'s diff stat again when a file changes in its worktree, not on a timer', async () => {
+    const { mkdtemp, writeFile, rm } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const worktree = await mkdtemp(join(tmpdir(), 'orange-feed-wt-'));
+    try {
+      const meta = { ...version(A, 'working', 1), workspace: worktree };
+      let reads = 0;
+      const orange = {
+        store: { list: async () => ({ tasks: [{ meta, tampered: [] }], unreadable: [] }), inspect: async () => ({ task: { meta, body: '' }, tampered: [] }) },
+        paths: { tasksDir: join(worktree, '..', `tasks-${process.pid}`), projectTasksDir: () => join(worktree, '..', `tasks-${process.pid}`, 'app'), taskDir: () => worktree },
+        maybeSlot: (name: string) => (name === 'workspaces' ? { diffStat: async () => ({ ahead: 0, added: ++reads, removed: 0, files: [] }) } : undefined),
+        workflowFor: async () => workflow,
+        engine: { targets: (w: Workflow, status: string) => [...new Set(w.from(status).map((t) => t.to))] },
+      } as unknown as Orange;
+      // The timer's pass is an hour away: only the watcher can bring a new figure.
+      const feed = new TaskFeed(orange, { diffMs: 3_600_000, worktreeDebounceMs: 50, livenessMs: 3_600_000 });
+      await feed.start();
+      await vi.waitFor(() => expect(feed.snapshot().rows.get(A)?.diff?.added).toBe(1), { timeout: 3000, interval: 20 });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await writeFile(join(worktree, 'changed.txt'), 'new\n');
+      await vi.waitFor(() => expect(feed.snapshot().rows.get(A)?.diff?.added).toBe(2), { timeout: 3000, interval: 20 });
+      await feed.stop();
+    } finally {
+      await rm(worktree, { recursive: true, force: true });
+      await rm(join(worktree, '..', `tasks-${process.pid}`), { recursive: true, force: true });
+    }
+  });
+});

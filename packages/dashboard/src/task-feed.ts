@@ -10,6 +10,7 @@ import {
   type TaskMeta,
   type Workflow,
 } from '@orange/core';
+import { WorktreeWatcher } from './worktree-watcher.js';
 import { livenessOf, pullRequestView, rowOf, type Liveness, type PullRequestView, type TaskRow } from './task-row.js';
 import { TaskWatcher } from './task-watcher.js';
 
@@ -39,9 +40,11 @@ export interface TaskFeedOptions {
   readonly debounceMs?: number;
   /** How long a task read as edited by hand must stay so before its ⚠ is shown (default 1000 ms). */
   readonly tamperConfirmMs?: number;
+  /** How long a worktree's changes are gathered before its diff stat is read again (default 500 ms). */
+  readonly worktreeDebounceMs?: number;
   /** How often agent liveness is read from the runtime (one tmux call). */
   readonly livenessMs?: number;
-  /** How often AHEAD / CHANGES are read from the workspace provider (git) for active tasks. */
+  /** How often AHEAD / CHANGES of every active task are read again anyway (the backstop of the worktree watcher; default 60 s). */
   readonly diffMs?: number;
   /** The least time between two SCM reads of one pull request by the feed itself (default: the config's pollIntervalMs). */
   readonly pullRequestMs?: number;
@@ -74,6 +77,7 @@ export class TaskFeed implements TaskSource {
   private pullRequestsRunning = false;
   private unreadable = 0;
   private debounce: NodeJS.Timeout | undefined;
+  private worktrees: WorktreeWatcher | undefined;
   /** When each task was first read as edited by hand (not shown until a second read agrees). */
   private readonly suspected = new Map<string, number>();
   private timers: NodeJS.Timeout[] = [];
@@ -113,7 +117,11 @@ export class TaskFeed implements TaskSource {
     await this.watch();
     const livenessMs = this.options.livenessMs ?? 2000;
     this.timers.push(setInterval(() => void this.refreshLiveness(), livenessMs));
-    this.timers.push(setInterval(() => void this.refreshDiffs(), this.options.diffMs ?? 10_000));
+    // The diff stat follows the worktrees themselves; the slow pass is the backstop (a watch the
+    // system refused, a worktree replaced under the watcher).
+    this.worktrees = new WorktreeWatcher((id) => void this.refreshDiff(id), this.options.worktreeDebounceMs ?? 500);
+    this.syncWorktrees();
+    this.timers.push(setInterval(() => void this.refreshDiffs(), this.options.diffMs ?? 60_000));
     void this.refreshDiffs();
   }
 
@@ -122,6 +130,7 @@ export class TaskFeed implements TaskSource {
     for (const timer of this.timers) clearInterval(timer);
     clearTimeout(this.debounce);
     this.watcher?.close();
+    this.worktrees?.close();
   }
 
   /** Reads every task of the scope again (the first screen, and after the watcher lost track). */
@@ -268,6 +277,26 @@ export class TaskFeed implements TaskSource {
     this.publish();
   }
 
+  /** The worktrees of the tasks shown that are still at work: those the watcher follows. */
+  private syncWorktrees(): void {
+    if (!this.worktrees) return;
+    const worktrees = new Map<string, string>();
+    for (const row of this.rows.values()) if (!row.terminal && row.meta.workspace) worktrees.set(row.meta.id, row.meta.workspace);
+    this.worktrees.sync(worktrees);
+  }
+
+  /** AHEAD and CHANGES of one task, read again because its worktree changed. */
+  private async refreshDiff(id: string): Promise<void> {
+    const workspaces = this.orange.maybeSlot('workspaces');
+    const row = this.rows.get(id);
+    if (!workspaces?.diffStat || !row?.meta.workspace || this.stopped) return;
+    const diff = await workspaces.diffStat(row.meta).catch(() => null);
+    const latest = this.rows.get(id);
+    if (!latest || sameDiff(latest.diff, diff)) return;
+    this.rows.set(id, { ...latest, diff });
+    this.publish();
+  }
+
   /** AHEAD and CHANGES for every active task with a worktree, one task at a time (git is not free). */
   private async refreshDiffs(): Promise<void> {
     const workspaces = this.orange.maybeSlot('workspaces');
@@ -360,6 +389,7 @@ export class TaskFeed implements TaskSource {
   }
 
   private publish(): void {
+    this.syncWorktrees();
     this.current = { rows: new Map(this.rows), loaded: true, unreadable: this.unreadable, revisions: new Map(this.revisions) };
     for (const listener of this.listeners) listener();
     this.markLoaded();
