@@ -47,7 +47,7 @@ class OutOfOrderStore {
   };
 }
 
-function feedOn(store: OutOfOrderStore): TaskFeed {
+function feedOn(store: unknown, options: ConstructorParameters<typeof TaskFeed>[1] = {}): TaskFeed {
   // Only what the feed reads without a runtime, workspaces or SCM (no plugin is loaded).
   const orange = {
     store,
@@ -55,7 +55,7 @@ function feedOn(store: OutOfOrderStore): TaskFeed {
     workflowFor: async () => workflow,
     engine: { targets: (w: Workflow, status: string) => [...new Set(w.from(status).map((t) => t.to))] },
   } as unknown as Orange;
-  return new TaskFeed(orange);
+  return new TaskFeed(orange, options);
 }
 
 const statusOf = (feed: TaskFeed, id: string) => feed.snapshot().rows.get(id)?.meta.status;
@@ -127,20 +127,11 @@ describe('the task feed and hand edits', () => {
       list: async () => ({ tasks: [{ meta, tampered: state.tampered }], unreadable: [] }),
     };
   }
-  function feedWith(store: unknown, tamperConfirmMs: number): TaskFeed {
-    const orange = {
-      store,
-      maybeSlot: () => undefined,
-      workflowFor: async () => workflow,
-      engine: { targets: (w: Workflow, status: string) => [...new Set(w.from(status).map((t) => t.to))] },
-    } as unknown as Orange;
-    return new TaskFeed(orange, { tamperConfirmMs });
-  }
   const tampered = (feed: TaskFeed) => feed.snapshot().rows.get(A)?.tampered ?? null;
 
   it('never shows ⚠ for a read between the two writes of a move: the next read agrees again', async () => {
     const state = { tampered: ['status'] };
-    const feed = feedWith(storeWith(state), 100);
+    const feed = feedOn(storeWith(state), { tamperConfirmMs: 100 });
     await feed.refreshTask('app', A);
     expect(tampered(feed)).toEqual([]);
     state.tampered = [];
@@ -151,7 +142,7 @@ describe('the task feed and hand edits', () => {
 
   it('shows ⚠ once a second read, a moment later, still finds the hand edit', async () => {
     const state = { tampered: ['status'] };
-    const feed = feedWith(storeWith(state), 100);
+    const feed = feedOn(storeWith(state), { tamperConfirmMs: 100 });
     await feed.refreshTask('app', A);
     expect(tampered(feed)).toEqual([]);
     await vi.waitFor(() => expect(tampered(feed)).toEqual(['status']), { timeout: 2000, interval: 20 });
