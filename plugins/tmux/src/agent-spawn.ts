@@ -86,7 +86,7 @@ export async function spawnAgent(ctx: ActionContext, role: AgentRole, setup: Spa
   const secret = await orange.store.identities.issue(meta.project, meta.id, role, spawnId);
   const env = agentEnv({ task: meta, role, prompt, workspace, spawnId, secret, paths: orange.paths, socketName: setup.socketName, harnessEnv: command.env });
   const transcript = setup.transcripts ? orange.paths.transcriptFile(meta.project, meta.id, role, spawnId) : null;
-  if (setup.transcripts) {
+  if (transcript) {
     await mkdir(orange.paths.taskLogsDir(meta.project, meta.id), { recursive: true, mode: 0o700 });
     await pruneTranscripts(orange.paths, meta.project, meta.id, role, TRANSCRIPTS_KEPT - 1);
   }
@@ -114,15 +114,14 @@ export async function spawnAgent(ctx: ActionContext, role: AgentRole, setup: Spa
   // A tmux client outside any session hands the pane its own PATH, overriding `-e PATH=…`.
   const clientEnv = { PATH: env.PATH };
   const newSession = ['new-session', '-d', '-s', session, ...place];
-  const launch = (command: string[]) => client.attempt(command, clientEnv);
   const [first, second] = sessionAlive ? [newWindow, newSession] : [newSession, newWindow];
-  const started = await launch(first);
+  const started = await client.attempt(first, clientEnv);
   if (!started.ok) {
     // Another process created or ended the session since the listing: try the other way once.
     if (!/duplicate session|can't find session|no server running|error connecting/i.test(started.stderr)) {
       throw new OrangeError('E_RUNTIME', `tmux ${first[0]} failed: ${started.stderr.trim() || 'unknown error'}`);
     }
-    const retried = await launch(second);
+    const retried = await client.attempt(second, clientEnv);
     if (!retried.ok) throw new OrangeError('E_RUNTIME', `tmux ${second[0]} failed: ${retried.stderr.trim().split('\n')[0] || 'unknown error'}`);
   }
 

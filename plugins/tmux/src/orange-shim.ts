@@ -2,19 +2,16 @@ import { randomBytes } from 'node:crypto';
 import { chmod, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic, type OrangePaths } from '@orange/core';
+import { shellWord } from './shell-word.js';
 
 /** Directory prepended to every agent's PATH; holds the `orange` shim. */
 export function shimDir(paths: OrangePaths): string {
   return join(paths.runDir, 'bin');
 }
 
-function shellQuote(text: string): string {
-  return `'${text.replace(/'/g, `'\\''`)}'`;
-}
-
 /** The shim's text: runs this node on the CLI entry, whatever node or orange the agent's PATH has. */
 export function shimScript(nodePath: string, cliEntry: string): string {
-  return `#!/bin/sh\nexec ${shellQuote(nodePath)} ${shellQuote(cliEntry)} "$@"\n`;
+  return `#!/bin/sh\nexec ${shellWord(nodePath)} ${shellWord(cliEntry)} "$@"\n`;
 }
 
 /**

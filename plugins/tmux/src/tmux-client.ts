@@ -60,16 +60,6 @@ export class TmuxClient {
     return this.execute(this.argv(args), env);
   }
 
-  /**
-   * Runs several tmux commands in one client call, separated by a bare `;`: the server runs them
-   * back to back, before it reads anything from a pane the first one created (e.g. `new-window`
-   * then `pipe-pane`, so not a byte of the agent's output is missed).
-   */
-  attemptChain(commands: ReadonlyArray<readonly string[]>, env?: Readonly<Record<string, string>>): Promise<TmuxResult> {
-    const args = commands.flatMap((command, i) => [...(i > 0 ? [';'] : []), ...command.map(escapeTmuxArgument)]);
-    return this.execute([...(this.socketName ? ['-L', this.socketName] : []), ...args], env);
-  }
-
   private async execute(argv: readonly string[], env?: Readonly<Record<string, string>>): Promise<TmuxResult> {
     this.calls++;
     // The first tmux call starts the server, which keeps this process's working directory and

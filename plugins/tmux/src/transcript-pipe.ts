@@ -1,9 +1,5 @@
+import { shellWord } from './shell-word.js';
 import { escapeTmuxFormat } from './tmux-escape.js';
-
-/** One word for `sh`: single-quoted, with each `'` closed, escaped and reopened. */
-export function shellWord(text: string): string {
-  return `'${text.replace(/'/g, `'\\''`)}'`;
-}
 
 /**
  * The shell command tmux `pipe-pane` runs for a transcript: `cat` into the FIFO the agent wrapper

@@ -7,16 +7,16 @@ import { gitFailure, type Git } from './git.js';
 /** The name the task file is linked under in every worktree. */
 export const TASK_LINK = 'TASK.md';
 
-/**
- * A registered project's repository as the pool sees it: where worktrees are based,
- * how they are created, put on a task's branch, and reset.
- */
 /** Tries of `git worktree add` that another add in the same repository got in the way of. */
 const ADD_ATTEMPTS = 5;
 
 /** How long a repository's answer to "do you have the remote?" is trusted (a remote added by hand is seen after this). */
 const REMOTE_CHECK_TTL_MS = 30_000;
 
+/**
+ * A registered project's repository as the pool sees it: where worktrees are based,
+ * how they are created, put on a task's branch, and reset.
+ */
 export class ProjectRepo {
   private remoteKnown: { readonly value: boolean; readonly at: number } | undefined;
   private fetching: Promise<void> | undefined;

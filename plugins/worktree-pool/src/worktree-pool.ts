@@ -177,9 +177,9 @@ export class WorktreePool implements WorkspaceProvider, PoolParts {
    * since the merge base, and lines changed including what is not committed yet.
    */
   async diffStat(task: TaskMeta): Promise<DiffStat | null> {
-    const worktree = task.workspace;
-    const from = worktree ? await this.diffBase(task) : null;
-    if (!worktree || from === null) return null;
+    const base = await this.diffBase(task);
+    if (!base) return null;
+    const { worktree, from } = base;
     const [ahead, numstat] = await Promise.all([
       this.git.run(worktree, ['rev-list', '--count', `${from}..HEAD`]),
       this.git.run(worktree, ['diff', '--numstat', '--no-renames', from]),
@@ -201,20 +201,20 @@ export class WorktreePool implements WorkspaceProvider, PoolParts {
   }
 
   async diff(task: TaskMeta, maxBytes = 4 * 1024 * 1024): Promise<string | null> {
-    const worktree = task.workspace;
-    const from = worktree ? await this.diffBase(task) : null;
-    if (!worktree || from === null) return null;
-    const text = await this.git.run(worktree, ['diff', '--no-color', '--no-ext-diff', '--no-renames', from]);
+    const base = await this.diffBase(task);
+    if (!base) return null;
+    const text = await this.git.run(base.worktree, ['diff', '--no-color', '--no-ext-diff', '--no-renames', base.from]);
     return Buffer.byteLength(text) > maxBytes ? `${Buffer.from(text).subarray(0, maxBytes).toString('utf8')}\n[cut at ${maxBytes} bytes]\n` : text;
   }
 
-  /** Where the task's branch left the default branch (the commit both diffs start from), or null. */
-  private async diffBase(task: TaskMeta): Promise<string | null> {
-    if (!task.workspace || !existsSync(task.workspace)) return null;
+  /** The task's worktree and where its branch left the default branch (the commit both diffs start from); null without a worktree. */
+  private async diffBase(task: TaskMeta): Promise<{ readonly worktree: string; readonly from: string } | null> {
+    const worktree = task.workspace;
+    if (!worktree || !existsSync(worktree)) return null;
     const project = await this.orange.projects.get(task.project);
     const base = await this.repo(project).baseRef();
-    const mergeBase = await this.git.attempt(task.workspace, ['merge-base', base, 'HEAD']);
-    return mergeBase.ok ? mergeBase.stdout.trim() : null;
+    const mergeBase = await this.git.attempt(worktree, ['merge-base', base, 'HEAD']);
+    return mergeBase.ok ? { worktree, from: mergeBase.stdout.trim() } : null;
   }
 
   /** Creates every worktree of the project's pool (`orange workspace init`). */
