@@ -1,6 +1,5 @@
 import { cancelMove, type AgentRole, type CancelMove, type DiffStat, type ListedTask, type PullRequestCheck, type PullRequestReading, type PullRequestState, type TaskMeta, type Workflow } from '@orange/core';
 
-/** Whether a task's agent runs: ● alive, ✗ dead while the task is active, ○ none. */
 /**
  * A row's agent face: `alive` (an agent runs), `starting` (its status starts an agent that has not
  * been recorded as spawned yet, and nothing failed), `none` (no agent by design: a waiting or
@@ -49,8 +48,6 @@ export interface TaskRow {
   readonly liveness: Liveness;
   /** Agents the task should have running (the one its status starts, any with a recorded spawn). */
   readonly expected: readonly AgentRole[];
-  /** The agent its status starts (the status has one and gives it a prompt), else null. */
-  readonly starts: AgentRole | null;
   /** Since when (epoch ms) its agent is being started: the status was entered, its spawn not recorded yet; null when not. */
   readonly startingSince: number | null;
   /** Agents that are alive now. */
@@ -75,7 +72,6 @@ const ROLES: readonly AgentRole[] = ['worker', 'reviewer'];
  */
 export function rowOf(workflow: Workflow, targets: readonly string[], task: ListedTask, previous?: TaskRow, now: number = Date.now()): TaskRow {
   const { meta } = task;
-  const starts = startedAgent(meta, workflow);
   const pr = meta.pr_url ? { url: meta.pr_url, number: pullRequestNumber(meta.pr_url), state: null, checks: null } : null;
   return {
     meta,
@@ -91,8 +87,7 @@ export function rowOf(workflow: Workflow, targets: readonly string[], task: List
     pr,
     diff: previous && previous.meta.workspace === meta.workspace ? previous.diff : null,
     expected: expectedAgents(meta, workflow),
-    starts,
-    startingSince: startingSince(meta, starts, previous, now),
+    startingSince: startingSince(meta, startedAgent(meta, workflow), previous, now),
   };
 }
 

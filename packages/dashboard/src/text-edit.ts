@@ -21,3 +21,13 @@ export function editText(value: string, input: string, key: EditKey): string {
   // A paste arrives as one input: keep it on one line.
   return value + input.replace(/[\r\n]+/g, ' ').replace(/[\u0000-\u001f\u007f]/g, '');
 }
+
+/**
+ * A line pasted (or typed faster than the screen reads it) arrives with its Enter in the same read:
+ * the field's value with the text before that line break, to submit; null for any other input.
+ */
+export function submittedLine(value: string, input: string, key: EditKey): string | null {
+  const end = /[\r\n]+$/.exec(input);
+  if (!end || key.return || key.ctrl || key.meta) return null;
+  return editText(value, input.slice(0, end.index), key);
+}

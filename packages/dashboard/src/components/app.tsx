@@ -10,7 +10,7 @@ import type { CreateRequest, DashboardActions } from '../task-actions.js';
 import type { TaskSource } from '../task-feed.js';
 import { FILTERS, pullRequestView, visibleRows, type RowFilter, type TaskRow } from '../task-row.js';
 import { shown } from '../shown-text.js';
-import { editText } from '../text-edit.js';
+import { editText, submittedLine } from '../text-edit.js';
 import { Confirm } from './confirm.js';
 import { CreateForm } from './create-form.js';
 import { DiffView } from './diff-view.js';
@@ -95,11 +95,10 @@ export function App(props: AppProps) {
   const [message, setMessage] = useState<StatusMessage | null>(props.initial?.message ?? null);
   const [now, setNow] = useState(() => (props.now ?? Date.now)());
   const top = useRef(0);
-  // Where the selection was: a task that leaves the view hands it to the row now in its place.
-  const lastIndex = useRef(0);
   // A task just created, selected before the feed has shown it.
   const awaited = useRef<string | null>(null);
-  // The selected row as the last key left it (ahead of the render that shows it).
+  // The selected row as the last render or key left it: moves read before the next render start
+  // here, and a task that leaves the view hands the selection to the row now in its place.
   const cursor = useRef(0);
 
   useEffect(() => {
@@ -110,8 +109,7 @@ export function App(props: AppProps) {
   const shownRows = useMemo(() => visibleRows(snapshot.rows.values(), filter, search), [snapshot, filter, search]);
   const foundAt = selectedId === null ? -1 : shownRows.findIndex((r) => r.meta.id === selectedId);
   if (foundAt !== -1 && awaited.current === selectedId) awaited.current = null;
-  const index = foundAt === -1 ? Math.min(lastIndex.current, Math.max(0, shownRows.length - 1)) : foundAt;
-  lastIndex.current = index;
+  const index = foundAt === -1 ? Math.min(cursor.current, Math.max(0, shownRows.length - 1)) : foundAt;
   cursor.current = index;
   const selected: TaskRow | undefined = shownRows[index];
   const shownId = selected?.meta.id ?? null;
@@ -182,9 +180,9 @@ export function App(props: AppProps) {
     (input, key) => {
       if (mode.kind === 'search') {
         // A search pasted with its Enter (one read) is kept, as typed then Enter.
-        const line = /[\r\n]+$/.exec(input);
-        if (line && !key.return && !key.ctrl && !key.meta) {
-          setSearch(editText(search, input.slice(0, line.index), key));
+        const line = submittedLine(search, input, key);
+        if (line !== null) {
+          setSearch(line);
           setMode({ kind: 'table' });
         } else if (key.return) setMode({ kind: 'table' });
         else if (key.escape) {

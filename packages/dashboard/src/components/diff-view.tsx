@@ -1,6 +1,7 @@
 import { Box, Text } from 'ink';
 import { useState } from 'react';
 import { useKeys } from '../hooks/use-keys.js';
+import { scrollStep } from '../scroll-keys.js';
 import { shown } from '../shown-text.js';
 
 /** The colour of a unified-diff line: additions green, removals red, hunks cyan, file headers yellow. */
@@ -43,7 +44,7 @@ export function DiffView({ title, text, height, width, colour, closeKey, onClose
     if (key.escape || input === 'q' || input === closeKey) return onClose();
     if (input === 'n') return setTop((t) => clamp(files.find((f) => f > t) ?? t));
     if (input === 'N') return setTop((t) => clamp([...files].reverse().find((f) => f < t) ?? 0));
-    const step = key.downArrow || input === 'j' ? 1 : key.upArrow || input === 'k' ? -1 : key.pageDown || input === ' ' ? page : key.pageUp ? -page : input === 'g' ? -lines.length : input === 'G' ? lines.length : 0;
+    const step = scrollStep(input, key, page, lines.length);
     setTop((t) => clamp(t + step));
   });
   const file = files.filter((f) => f <= top).length;

@@ -1,5 +1,6 @@
 import { Box, Text } from 'ink';
 import { useKeys } from '../hooks/use-keys.js';
+import { scrollStep } from '../scroll-keys.js';
 import { useState } from 'react';
 import { shown } from '../shown-text.js';
 
@@ -11,7 +12,7 @@ export function TaskFileView({ title, text, height, onClose }: { readonly title:
   const maxTop = Math.max(0, lines.length - page);
   useKeys((input, key) => {
     if (key.escape || input === 'q' || input === 'v') return onClose();
-    const step = key.downArrow || input === 'j' ? 1 : key.upArrow || input === 'k' ? -1 : key.pageDown || input === ' ' ? page : key.pageUp ? -page : input === 'g' ? -lines.length : input === 'G' ? lines.length : 0;
+    const step = scrollStep(input, key, page, lines.length);
     setTop((t) => Math.min(maxTop, Math.max(0, t + step)));
   });
   return (
