@@ -78,8 +78,8 @@ export class TaskFeed implements TaskSource {
   private unreadable = 0;
   private debounce: NodeJS.Timeout | undefined;
   private worktrees: WorktreeWatcher | undefined;
-  /** When each task was first read as edited by hand (not shown until a second read agrees). */
-  private readonly suspected = new Map<string, number>();
+  /** When each task was first read as edited by hand (not shown until a later read agrees), and the re-read pending. */
+  private readonly suspected = new Map<string, { readonly since: number; recheck: NodeJS.Timeout | undefined }>();
   private timers: NodeJS.Timeout[] = [];
   private watcher: TaskWatcher | undefined;
   private stopped = false;
@@ -285,7 +285,7 @@ export class TaskFeed implements TaskSource {
     this.worktrees.sync(worktrees);
   }
 
-  /** AHEAD and CHANGES of one task, read again because its worktree changed. */
+  /** AHEAD and CHANGES of one task, read again (its worktree changed, or the backstop pass). */
   private async refreshDiff(id: string): Promise<void> {
     const workspaces = this.orange.maybeSlot('workspaces');
     const row = this.rows.get(id);
@@ -305,12 +305,7 @@ export class TaskFeed implements TaskSource {
     try {
       for (const row of [...this.rows.values()]) {
         if (this.stopped) return;
-        if (row.terminal || !row.meta.workspace) continue;
-        const diff = await workspaces.diffStat(row.meta).catch(() => null);
-        const latest = this.rows.get(row.meta.id);
-        if (!latest || sameDiff(latest.diff, diff)) continue;
-        this.rows.set(row.meta.id, { ...latest, diff });
-        this.publish();
+        if (!row.terminal) await this.refreshDiff(row.meta.id);
       }
     } finally {
       this.diffRunning = false;
@@ -354,19 +349,22 @@ export class TaskFeed implements TaskSource {
       return task;
     }
     const confirmMs = this.options.tamperConfirmMs ?? 1000;
-    const since = this.suspected.get(id);
-    if (since !== undefined && Date.now() - since >= confirmMs) {
+    const suspicion = this.suspected.get(id) ?? { since: Date.now(), recheck: undefined };
+    const waited = Date.now() - suspicion.since;
+    if (this.suspected.has(id) && waited >= confirmMs) {
       this.suspected.delete(id);
       return task;
     }
-    if (since === undefined) {
-      this.suspected.set(id, Date.now());
-      const timer = setTimeout(() => {
+    this.suspected.set(id, suspicion);
+    // One re-read pending at a time, and again if a timer fired a millisecond early by the clock.
+    if (suspicion.recheck === undefined) {
+      suspicion.recheck = setTimeout(() => {
+        suspicion.recheck = undefined;
         if (this.stopped) return;
         this.pending.set(id, { project: task.meta.project, id });
         void this.flush();
-      }, confirmMs);
-      timer.unref?.();
+      }, Math.max(1, confirmMs - waited));
+      suspicion.recheck.unref?.();
     }
     return { ...task, tampered: [] };
   }
