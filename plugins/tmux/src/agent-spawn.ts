@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { newSpawnId, OrangeError, pruneTranscripts, TRANSCRIPTS_KEPT, writeFileAtomic, type ActionContext, type AgentRole, type HarnessRequest } from '@orange/core';
 import { agentEnv } from './agent-env.js';
-import { ensureOrangeShim } from './orange-shim.js';
+import { ensureOrangeShim, type AgentClient } from './orange-shim.js';
 import { isAgentWindow, isReviewerWindow, sessionName, sessionTarget, WORKER_WINDOW, windowName, windowTarget } from './session-name.js';
 import type { TmuxClient } from './tmux-client.js';
 import { escapeTmuxFormat } from './tmux-escape.js';
@@ -23,6 +23,8 @@ export interface SpawnSetup {
   readonly wrapperPath: string;
   /** Whether agents' terminal output is kept (the wrapper keeps it, capped at `maxBytes`), or null for none. */
   readonly transcripts: { readonly maxBytes: number } | null;
+  /** What the agent's `orange` is (the `agentClient` option). */
+  readonly agentClient: AgentClient;
 }
 
 /** What a spawn did: the spawn id, or null when the agent was already running. */
@@ -81,7 +83,7 @@ export async function spawnAgent(ctx: ActionContext, role: AgentRole, setup: Spa
   const command = harness.command(request);
   if (command.argv.length === 0) throw new OrangeError('E_HARNESS', `harness ${harness.name} returned an empty command`);
 
-  if (orange.cliEntry) await ensureOrangeShim(orange.paths, orange.cliEntry);
+  if (orange.cliEntry) await ensureOrangeShim(orange.paths, orange.cliEntry, setup.agentClient);
   // The agent's identity: its calls show the spawn id with this secret; Orange keeps only its hash.
   const secret = await orange.store.identities.issue(meta.project, meta.id, role, spawnId);
   const env = agentEnv({ task: meta, role, prompt, workspace, spawnId, secret, paths: orange.paths, socketName: setup.socketName, harnessEnv: command.env });

@@ -3,4 +3,5 @@ export { TmuxOptionsSchema, type TmuxOptions, type TmuxOptionsInput } from './op
 export { sessionName, windowName, isReviewerWindow, WORKER_WINDOW } from './session-name.js';
 export { TmuxRuntime } from './tmux-runtime.js';
 export { workerNotice } from './worker-notice.js';
-export { shimScript } from './orange-shim.js';
+export { shimScript, type AgentClient } from './orange-shim.js';
+export { perlClientScript, type PerlClientSetup } from './perl-client.js';

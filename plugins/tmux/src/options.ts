@@ -14,6 +14,12 @@ export const TmuxOptionsSchema = z
     transcripts: z.boolean().default(true),
     /** Bytes of a transcript before it is rotated to `.1` (so one spawn keeps at most twice this). */
     transcriptMaxBytes: z.number().int().min(4096).max(1024 * 1024 * 1024).default(TRANSCRIPT_ROTATE_BYTES),
+    /**
+     * What an agent's `orange` is: `perl`, a small Perl client of the gateway (the full CLI for what
+     * the gateway does not answer), where a perl with its socket module is found, else Node; `node`,
+     * always the Node CLI.
+     */
+    agentClient: z.enum(['perl', 'node']).default('perl'),
   })
   .strict();
 

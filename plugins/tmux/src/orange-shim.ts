@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, readFile, rename, rm } from 'node:fs/promises';
-import { join } from 'node:path';
-import { writeFileAtomic, type OrangePaths } from '@orange/core';
+import { constants } from 'node:fs';
+import { access, chmod, readFile, rename, rm } from 'node:fs/promises';
+import { delimiter, isAbsolute, join } from 'node:path';
+import { gatewaySocketFor, quickRun, writeFileAtomic, type OrangePaths } from '@orange/core';
+import { perlClientScript, type PerlSocket } from './perl-client.js';
 import { shellWord } from './shell-word.js';
 
 /** Directory prepended to every agent's PATH; holds the `orange` shim. */
@@ -9,19 +11,55 @@ export function shimDir(paths: OrangePaths): string {
   return join(paths.runDir, 'bin');
 }
 
+/** What an agent's `orange` is: the gateway's Perl client (where a usable perl is found), or the Node CLI. */
+export type AgentClient = 'perl' | 'node';
+
 /** The shim's text: runs this node on the CLI entry, whatever node or orange the agent's PATH has. */
 export function shimScript(nodePath: string, cliEntry: string): string {
   return `#!/bin/sh\nexec ${shellWord(nodePath)} ${shellWord(cliEntry)} "$@"\n`;
 }
 
+const perlSockets = new Map<string, Promise<{ perl: string; socket: PerlSocket } | null>>();
+
 /**
- * Writes `$ORANGE_HOME/run/bin/orange` when its content changed. The file is completed and made
- * executable under a temporary name and then renamed, so an agent never runs a half-written or
- * non-executable shim.
+ * The perl on this process's PATH and, as it packs them, the constants and address the client
+ * connects to `socketPath` with (asked once per socket and process), or null when there is no perl
+ * or it cannot (no Socket module, a path too long for a socket). Its absolute path becomes the
+ * client's `#!` line: an agent's own PATH does not matter.
  */
-export async function ensureOrangeShim(paths: OrangePaths, cliEntry: string, nodePath: string = process.execPath): Promise<string> {
+export function perlSocket(socketPath: string, env: NodeJS.ProcessEnv = process.env): Promise<{ perl: string; socket: PerlSocket } | null> {
+  let found = perlSockets.get(socketPath);
+  if (found === undefined) {
+    found = (async () => {
+      for (const dir of (env.PATH ?? '').split(delimiter)) {
+        if (!isAbsolute(dir)) continue;
+        const perl = join(dir, 'perl');
+        if (!(await access(perl, constants.X_OK).then(() => true, () => false))) continue;
+        const asked = await quickRun(perl, ['-MSocket', '-e', PACK, socketPath]);
+        const [family, type, address] = asked.exitCode === 0 ? asked.stdout.split(' ') : [];
+        if (!family || !type || !address || !/^[0-9a-f]+$/.test(address)) return null;
+        return { perl, socket: { path: socketPath, family: Number(family), type: Number(type), address } };
+      }
+      return null;
+    })();
+    perlSockets.set(socketPath, found);
+  }
+  return found;
+}
+
+// Dies (exit non-zero) for a path pack_sockaddr_un cannot hold.
+const PACK = 'die if length($ARGV[0]) >= 104; print join(" ", Socket::AF_UNIX(), Socket::SOCK_STREAM(), unpack("H*", Socket::pack_sockaddr_un($ARGV[0])))';
+
+/**
+ * Writes `$ORANGE_HOME/run/bin/orange` when its content changed: the Perl client where it can run
+ * (`client` is `perl` and a usable perl is found), else a shell script that runs the Node CLI. The
+ * file is completed and made executable under a temporary name and then renamed, so an agent never
+ * runs a half-written or non-executable shim.
+ */
+export async function ensureOrangeShim(paths: OrangePaths, cliEntry: string, client: AgentClient = 'perl', nodePath: string = process.execPath): Promise<string> {
   const path = join(shimDir(paths), 'orange');
-  const content = shimScript(nodePath, cliEntry);
+  const perl = client === 'perl' ? await perlSocket(gatewaySocketFor({ ORANGE_HOME: paths.home })) : null;
+  const content = perl ? perlClientScript({ ...perl, cli: { node: nodePath, entry: cliEntry } }) : shimScript(nodePath, cliEntry);
   const current = await readFile(path, 'utf8').catch(() => null);
   if (current === content) return path;
   const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.new`;

@@ -25,6 +25,7 @@ export function tmux(options: TmuxOptionsInput = {}): OrangePlugin {
         socketName: settings.socketName,
         wrapperPath: agentWrapperPath(),
         transcripts: settings.transcripts ? { maxBytes: settings.transcriptMaxBytes } : null,
+        agentClient: settings.agentClient,
       };
       const kills: KillSetup = { client, reaperPath: windowReaperPath() };
       const action = (name: string, fn: (ctx: ActionContext) => Promise<void>) => orange.hooks.actions.for(name).tapPromise(PLUGIN, fn);
