@@ -6,10 +6,11 @@
 // the bench's own polling, done in-process, hardly), and the monitor's passes.
 // Sizes: ORANGE_FLEET="50x50,16x4" (tasks x pool); default 16x4 and 50x50.
 import { execa } from 'execa';
-import { readFile, writeFile } from 'node:fs/promises';
+import { cp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { OrangePaths, readHistory, TaskStore } from '@orange/core';
-import { GIT, pct, printTable, root, withTempDir } from './lib.mjs';
+import { GIT, median, pct, printTable, root, withTempDir } from './lib.mjs';
 
 const CLI = join(root, 'packages/cli/bin/run.cjs');
 const AGENT = join(root, 'bench/fleet-agent.mjs');
@@ -48,6 +49,37 @@ async function machineCpu() {
   return { busy: (total - idle) / 100, total: total / 100 };
 }
 
+/**
+ * A task that did not finish is a lost move until shown otherwise: its status, its last history
+ * events, its agents' refusals and the log lines that name it are printed, and the run's
+ * ORANGE_HOME is kept (copied next to the system's temp files) for a closer look.
+ */
+async function explainUnfinished(home, ids, statuses) {
+  const log = (await readFile(join(home, 'orange.log'), 'utf8').catch(() => '')).split('\n');
+  for (const id of ids.filter((i) => statuses.get(i) !== 'done')) {
+    console.log(`\nnot done: ${id} (${statuses.get(id) ?? 'unknown'})`);
+    const history = await readHistory(join(home, 'tasks', 'fleet', id, 'history.jsonl')).catch(() => []);
+    for (const event of history.slice(-8)) console.log(`  history ${JSON.stringify(event)}`);
+    const agent = (await readFile(join(home, 'agent-logs', `${id}.jsonl`), 'utf8').catch(() => '')).trim().split('\n');
+    for (const line of agent.slice(-8)) console.log(`  agent   ${line}`);
+    for (const line of log.filter((l) => l.includes(id)).slice(-12)) console.log(`  log     ${line}`);
+  }
+  const kept = join(tmpdir(), `orange-fleet-${Date.now()}`);
+  await cp(home, kept, { recursive: true, filter: (src) => !src.includes('/worktrees/') }).catch(() => {});
+  console.log(`\nthe run's ORANGE_HOME is kept at ${kept}`);
+}
+
+/**
+ * The CPU of a bare `node -e 0` on this machine now, as the probe measures it (median of 15, in
+ * seconds): the machine's speed drifts over a day by a third, and a figure in seconds is only
+ * comparable with one taken at the same speed.
+ */
+async function bareNodeCpu(env, log) {
+  for (let i = 0; i < 15; i++) await execa(process.execPath, ['-e', '0'], { env: { ...env, ORANGE_BENCH_CPU_LOG: log }, extendEnv: false });
+  const runs = (await readFile(log, 'utf8')).trim().split('\n').map((line) => JSON.parse(line).cpu);
+  return median(runs);
+}
+
 async function fleet(tasks, pool) {
   return withTempDir('fleet', async (dir) => {
     const socket = `orange-bench-fleet-${process.pid}`;
@@ -78,6 +110,7 @@ async function fleet(tasks, pool) {
     const added = await orange(['project', 'add', repo, '--name', 'fleet', '--pool-size', String(pool)]);
     if (added.exitCode !== 0) throw new Error(String(added.stderr));
 
+    const bareNode = await bareNodeCpu(env, join(dir, 'bare.jsonl'));
     const monitor = execa(process.execPath, [CLI, 'monitor', '--json'], { cwd: repo, env, extendEnv: false, reject: false });
     const cpuBefore = await machineCpu();
     const benchBefore = process.cpuUsage();
@@ -134,10 +167,11 @@ async function fleet(tasks, pool) {
     }
     // Read before the clean-up below, whose cancels are not the fleet's cost (agents still running report later).
     const kinds = await cpuByKind(cpuLog);
+    if (done < tasks) await explainUnfinished(home, ids, statuses);
     for (const id of ids) await orange(['task', 'cancel', id, '--yes']);
     await execa('tmux', ['-L', socket, 'kill-server'], { reject: false });
     const cpu = cpuAfter.busy - cpuBefore.busy;
-    return { tasks, pool, done, seconds, requests, exits, cpu, bench, cores: (cpu / (cpuAfter.total - cpuBefore.total)) * 100, passes, kinds };
+    return { tasks, pool, done, seconds, requests, exits, cpu, bench, bareNode, cores: (cpu / (cpuAfter.total - cpuBefore.total)) * 100, passes, kinds };
   });
 }
 
@@ -154,6 +188,7 @@ export default async function main() {
       { figure: 'agent exit → status, p50 / p90 (ms)', value: `${ms(r.exits, 0.5)} / ${ms(r.exits, 0.9)} (${r.exits.length})`, goal: 'p90 ≤ 1,000', met: r.exits.length ? pct(r.exits, 0.9) <= 1000 : null },
       { figure: 'machine busy during the run', value: `${r.cores.toFixed(0)} % of all cores` },
       { figure: 'CPU per task, whole machine (s)', value: (r.cpu / r.tasks).toFixed(2), goal: '≤ 1.3', met: r.cpu / r.tasks <= 1.3 },
+      { figure: '  the same, in bare Node starts', value: `${(r.cpu / r.tasks / r.bareNode).toFixed(1)} (node -e 0: ${Math.round(r.bareNode * 1000)} ms)` },
       { figure: 'monitor passes, p50 / max (ms)', value: `${ms(r.passes, 0.5)} / ${r.passes.length ? Math.round(Math.max(...r.passes)).toLocaleString('en') : '—'} (${r.passes.length})`, goal: 'max ≤ 2,000', met: r.passes.length ? Math.max(...r.passes) <= 2000 : null },
     ]);
     // Where the CPU went: Node processes by kind (their own time); the rest is git, tmux and shells.
