@@ -134,18 +134,28 @@ describe('the agent gateway (orange monitor answering agents over a Unix socket)
     const agentEnv = { ...identity, PATH: box.env.PATH ?? '' };
     const viaGateway = await box.orange(['task', 'section', 'set', 'Served', '-'], { env: agentEnv, input: 'piped to the gateway\n' });
     expect(viaGateway, JSON.stringify(viaGateway)).toMatchObject({ code: 0 });
+    // The `orange` on the agent's PATH is the gateway's Perl client; once no Orange listens, it hands the call to the CLI.
+    const shim = join(box.paths.runDir, 'bin', 'orange');
+    expect(await readFile(shim, 'utf8')).toMatch(/^#!\/\S+\/perl\n/);
+    const shimCall = (section: string, input: string) => execa(shim, ['task', 'section', 'set', section, '-'], { cwd: box.repo, env: { ...box.env, ...agentEnv }, extendEnv: false, input, reject: false });
+    const viaPerl = await shimCall('Perl', 'piped through the Perl client\n');
+    expect(viaPerl.exitCode, viaPerl.stderr).toBe(0);
     monitor.kill('SIGTERM');
     await monitor;
     monitor = undefined;
     expect(existsSync(socket)).toBe(false);
     const viaCli = await box.orange(['task', 'section', 'set', 'Direct', '-'], { env: agentEnv, input: 'piped to the CLI\n' });
     expect(viaCli, JSON.stringify(viaCli)).toMatchObject({ code: 0 });
+    const perlToCli = await shimCall('Handed', 'handed by the Perl client to the CLI\n');
+    expect(perlToCli.exitCode, perlToCli.stderr).toBe(0);
     const body = (await box.task(mine)).body;
     expect(body).toMatch(/## Served\n+piped to the gateway/);
+    expect(body).toMatch(/## Perl\n+piped through the Perl client/);
     expect(body).toMatch(/## Direct\n+piped to the CLI/);
+    expect(body).toMatch(/## Handed\n+handed by the Perl client to the CLI/);
     const served = (await logLines(box)).filter((l) => l.msg === 'agent call served' && l.command === 'task section set' && l.exit === 0).length;
-    // The raw own-section call and the agent's first one were served; the last went to the CLI.
-    expect(served).toBe(2);
+    // The raw own-section call, the Node client's and the Perl client's were served; the last two went to the CLI.
+    expect(served).toBe(3);
   }, 120_000);
 
   it("serves a person's scripted create and merge, refuses a merge it cannot ask about as the CLI does, and leaves a caller with other git variables to its own CLI", async () => {
