@@ -49,6 +49,8 @@ export {
   type CrashEvent,
   type AutoAdvancedEvent,
   type PromptEvent,
+  type AgentCommand,
+  type AgentCommandEvent,
   type RespawnEvent,
   type RefusalCheck,
   type TransitionRefusedEvent,

@@ -1,6 +1,6 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { AGENT_SECRET_VARIABLE, parseSections, renderPrompt, type Orange, type Task, type TaskMeta, type TaskRef } from '@orange/core';
+import { AGENT_SECRET_VARIABLE, OrangeError, parseSections, renderPrompt, type Orange, type Task, type TaskMeta, type TaskRef } from '@orange/core';
 import { execa } from 'execa';
 import { writeCheckpoint } from './checkpoint.js';
 import { pipelineOf, type PipelineInstance } from './instance.js';
@@ -239,13 +239,19 @@ async function headlessRun(orange: Orange, pipeline: PipelineInstance, task: Tas
   if (pipelineFields(task.meta).budgetUsd > 0 && headless.canPrice?.(model) === false) {
     orange.log.warn('run counts $0 against the budget: the harness has no price for its model', { task: task.meta.id, harness: harness.name, model: model ?? '(default)', phase: input.phase });
   }
-  const command = headless.command({ task: task.meta, prompt: input.prompt, workspace, model, phase: input.phase, resultFile });
+  const harnessCommand = headless.command({ task: task.meta, prompt: input.prompt, workspace, model, phase: input.phase, resultFile });
+  // A runtime plugin may wrap the run (a container), as it wraps an agent in a terminal.
+  const command = await orange.hooks.agentCommand.promise(
+    { argv: harnessCommand.argv, env: { ...harnessCommand.env, ORANGE_RESULT_FILE: resultFile, ORANGE_PHASE: input.phase, ORANGE_MODEL: input.model }, cwd: workspace },
+    { orange, task, run: { kind: 'headless', phase: input.phase } },
+  );
+  if (command.argv.length === 0) throw new OrangeError('E_HARNESS', `the agentCommand hook left the ${input.phase} run's command empty`);
   const [file, ...args] = command.argv as [string, ...string[]];
   await appendEvent(orange, task, { type: 'pipeline.run.started', phase: input.phase, tier: input.model, harness: harness.name });
   const child = await execa(file, args, {
-    cwd: workspace,
+    cwd: command.cwd,
     // The agent runs with the task's identity but not the driver's secret: its own `orange` calls cannot act as Orange's driver.
-    env: { ...withoutSecret(process.env), ...command.env, ORANGE_RESULT_FILE: resultFile, ORANGE_PHASE: input.phase, ORANGE_MODEL: input.model },
+    env: { ...withoutSecret(process.env), ...command.env },
     extendEnv: false,
     reject: false,
     stdin: 'ignore',

@@ -86,7 +86,13 @@ export async function spawnAgent(ctx: ActionContext, role: AgentRole, setup: Spa
   if (orange.cliEntry) await ensureOrangeShim(orange.paths, orange.cliEntry, setup.agentClient);
   // The agent's identity: its calls show the spawn id with this secret; Orange keeps only its hash.
   const secret = await orange.store.identities.issue(meta.project, meta.id, role, spawnId);
-  const env = agentEnv({ task: meta, role, prompt, workspace, spawnId, secret, paths: orange.paths, socketName: setup.socketName, harnessEnv: command.env });
+  // A runtime plugin may wrap the command (a container); the wrapper below still reports its exit.
+  const launched = await orange.hooks.agentCommand.promise(
+    { argv: command.argv, env: agentEnv({ task: meta, role, prompt, workspace, spawnId, secret, paths: orange.paths, socketName: setup.socketName, harnessEnv: command.env }), cwd: workspace },
+    { orange, task: ctx.task, run: { kind: 'terminal', role, spawnId } },
+  );
+  if (launched.argv.length === 0) throw new OrangeError('E_HARNESS', `the agentCommand hook left the ${role}'s command empty`);
+  const env = launched.env;
   const transcript = setup.transcripts ? orange.paths.transcriptFile(meta.project, meta.id, role, spawnId) : null;
   if (transcript) {
     await mkdir(orange.paths.taskLogsDir(meta.project, meta.id), { recursive: true, mode: 0o700 });
@@ -103,18 +109,18 @@ export async function spawnAgent(ctx: ActionContext, role: AgentRole, setup: Spa
     ...(transcript && setup.transcripts ? ['--transcript', transcript, '--transcript-max', String(setup.transcripts.maxBytes), '--tmux', client.bin] : []),
   ];
   let envArgs = Object.entries(env).flatMap(([key, value]) => ['-e', `${key}=${value}`]);
-  let agentArgs = ['--', ...command.argv];
+  let agentArgs = ['--', ...launched.argv];
   if (byteLength([...envArgs, ...agentArgs]) > INLINE_COMMAND_LIMIT) {
     // tmux refuses a command line over 16 KB ("command too long"); a long prompt goes by file.
     const specFile = join(orange.paths.runDir, 'spawns', `${spawnId}.json`);
-    await writeFileAtomic(specFile, JSON.stringify({ argv: command.argv, env }));
+    await writeFileAtomic(specFile, JSON.stringify({ argv: launched.argv, env }));
     envArgs = [];
     agentArgs = ['--spec', specFile];
   }
-  const place = ['-n', window, '-c', escapeTmuxFormat(workspace), ...envArgs, '--', ...wrapper, ...agentArgs];
+  const place = ['-n', window, '-c', escapeTmuxFormat(launched.cwd), ...envArgs, '--', ...wrapper, ...agentArgs];
   const newWindow = ['new-window', '-d', '-t', `${sessionTarget(session)}:`, ...place];
   // A tmux client outside any session hands the pane its own PATH, overriding `-e PATH=…`.
-  const clientEnv = { PATH: env.PATH };
+  const clientEnv: Record<string, string> = env.PATH === undefined ? {} : { PATH: env.PATH };
   const newSession = ['new-session', '-d', '-s', session, ...place];
   const [first, second] = sessionAlive ? [newWindow, newSession] : [newSession, newWindow];
   const started = await client.attempt(first, clientEnv);

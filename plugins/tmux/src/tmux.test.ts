@@ -73,6 +73,19 @@ describe('spawn_agent', () => {
     ]);
   });
 
+  it('starts the command as an agentCommand tap returned it (a runtime wrapping the agent), with its variables, where it says', async () => {
+    box.orange.hooks.agentCommand.tapPromise('test-wrapping-runtime', async (command, event) => {
+      if (event.run.kind !== 'terminal' || event.task.meta.branch !== 'feat/wrapped') return command;
+      // As a container runtime would: the agent's argv inside another program's, a variable of its own, another directory.
+      return { argv: ['env', 'WRAPPED_BY=test-runtime', ...command.argv], env: { ...command.env, RUNTIME_VAR: `${event.run.role}:${event.run.spawnId}` }, cwd: box.home };
+    });
+    const task = await box.newTask({ branch: 'feat/wrapped' });
+    const after = await box.read(task);
+    const env = await eventually(() => readEnvDump(join(box.home, 'env-worker.txt')).then((e) => (e.WRAPPED_BY ? e : null)));
+    expect(env).toMatchObject({ WRAPPED_BY: 'test-runtime', RUNTIME_VAR: `worker:${after.meta.worker_spawn}`, ORANGE_TASK_ID: task.meta.id, PWD: box.home });
+    expect(await readFile(join(box.home, 'args-worker.txt'), 'utf8')).toBe('ends with;\n#{session_name}\n');
+  });
+
   it('writes an executable orange shim that runs the CLI entry with this node', async () => {
     const shim = join(box.home, 'run', 'bin', 'orange');
     expect((await stat(shim)).mode & 0o777).toBe(0o755);

@@ -3,6 +3,8 @@ import type { Task } from '../task/index.js';
 import type {
   ActionContext,
   AfterTransitionEvent,
+  AgentCommand,
+  AgentCommandEvent,
   AgentEvent,
   AutoAdvancedEvent,
   Classification,
@@ -36,6 +38,7 @@ export function createHooks(): OrangeHooks {
     pullRequestChecked: new AsyncSeriesHook<[PullRequestEvent]>(['event']),
     respawn: new AsyncSeriesBailHook<[RespawnEvent], Task | undefined | void>(['event']),
     prompt: new AsyncSeriesWaterfallHook<[string, PromptEvent]>(['prompt', 'event']),
+    agentCommand: new AsyncSeriesWaterfallHook<[AgentCommand, AgentCommandEvent]>(['command', 'event']),
     classify: new AsyncSeriesBailHook<[ClassifyEvent], Classification | undefined | void>(['event']),
     pipelineNotice: new AsyncSeriesHook<[PipelineNoticeEvent]>(['event']),
     actions: new HookMap((name: string) => new AsyncSeriesHook<[ActionContext]>(['context'], name)),

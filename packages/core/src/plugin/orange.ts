@@ -100,6 +100,12 @@ export interface OrangeHooks {
   /** Each tap may refine the prompt text an agent is started with. */
   readonly prompt: AsyncSeriesWaterfallHook<[string, PromptEvent]>;
   /**
+   * The command an agent is about to be started with, an agent in a terminal (the tmux plugin's
+   * spawn) or a headless run (a pipeline phase): each tap may return it changed — a runtime that
+   * runs agents elsewhere (a container) wraps it here. Taps must keep it an argument array.
+   */
+  readonly agentCommand: AsyncSeriesWaterfallHook<[AgentCommand, AgentCommandEvent]>;
+  /**
    * The pipeline workflow's classifier: a tap that returns a classification replaces the
    * headless classifier agent (a team's own rules, a cheaper model, …).
    */
@@ -183,6 +189,20 @@ export interface TransitionRefusedEvent extends TaskEvent {
 /** `orange task respawn` (and the dashboard's Enter) on an active task whose agent is not running. */
 export interface RespawnEvent extends TaskEvent {
   readonly workflow: Workflow;
+}
+
+/** A command Orange is about to start for an agent. */
+export interface AgentCommand {
+  readonly argv: readonly string[];
+  /** What Orange sets for it on top of the environment it inherits (an agent's: its `ORANGE_*`, `PATH`, the harness's own). */
+  readonly env: Readonly<Record<string, string>>;
+  /** Where it starts: the task's worktree. */
+  readonly cwd: string;
+}
+
+/** Which agent a command starts: a worker or reviewer in a terminal, or one headless run. */
+export interface AgentCommandEvent extends TaskEvent {
+  readonly run: { readonly kind: 'terminal'; readonly role: AgentRole; readonly spawnId: string } | { readonly kind: 'headless'; readonly phase: string };
 }
 
 export interface PromptEvent extends TaskEvent {
