@@ -85,6 +85,8 @@ sub cli {
     seek($temp, 0, 0);
     open(STDIN, '<&', $temp) or die "orange: cannot keep standard input: $!\n";
   }
+  # An ignored SIGPIPE would outlive the exec.
+  $SIG{PIPE} = 'DEFAULT';
   exec { $CLI[0] } @CLI, @ARGV;
   print STDERR "orange: cannot run $CLI[0]: $!\n";
   exit 127;
