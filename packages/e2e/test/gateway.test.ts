@@ -137,7 +137,8 @@ describe('the agent gateway (orange monitor answering agents over a Unix socket)
     // The `orange` on the agent's PATH is the gateway's Perl client; once no Orange listens, it hands the call to the CLI.
     const shim = join(box.paths.runDir, 'bin', 'orange');
     expect(await readFile(shim, 'utf8')).toMatch(/^#!\/\S+\/perl\n/);
-    const shimCall = (section: string, input: string) => execa(shim, ['task', 'section', 'set', section, '-'], { cwd: box.repo, env: { ...box.env, ...agentEnv }, extendEnv: false, input, reject: false });
+    const { repo, env: boxEnv } = box;
+    const shimCall = (section: string, input: string) => execa(shim, ['task', 'section', 'set', section, '-'], { cwd: repo, env: { ...boxEnv, ...agentEnv }, extendEnv: false, input, reject: false });
     const viaPerl = await shimCall('Perl', 'piped through the Perl client\n');
     expect(viaPerl.exitCode, viaPerl.stderr).toBe(0);
     monitor.kill('SIGTERM');
