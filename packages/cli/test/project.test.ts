@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Project } from '@orange/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -87,6 +87,25 @@ describe('orange project', () => {
     expect(refused.error).toContain(task.id);
     const { projects } = await box.json<{ projects: Project[] }>(['project', 'list']);
     expect(projects.map((p) => p.name)).toContain('dup');
+  });
+
+  it("leaves the repository's git settings as it found them: the exclude lines it added for its worktrees are taken out on remove, the user's own kept", async () => {
+    const repo = await box.addProject('tidy');
+    const exclude = join(repo, '.git', 'info', 'exclude');
+    // The user ignores one of the names Orange would add, and something of their own.
+    await appendFile(exclude, '.claude/\nmy-notes.txt\n');
+    const before = { exclude: await readFile(exclude, 'utf8'), config: await box.git(repo, 'config', '--local', '--list') };
+    const task = await box.createTask(['feature/tidy', 'tidy up'], { spawn: true, cwd: repo });
+    expect(task.workspace).toBeTruthy();
+    // While the project is registered its worktrees ignore TASK.md; the user's `.claude/` line is not repeated.
+    const during = (await readFile(exclude, 'utf8')).split('\n');
+    expect(during).toContain('TASK.md');
+    expect(during.filter((l) => l === '.claude/')).toHaveLength(1);
+    await box.json(['task', 'cancel', task.id, '--yes'], { cwd: repo });
+    await box.json(['project', 'remove', 'tidy']);
+    expect(await readFile(exclude, 'utf8')).toBe(before.exclude);
+    expect(await box.git(repo, 'config', '--local', '--list')).toBe(before.config);
+    expect(await box.git(repo, 'worktree', 'list')).not.toContain('tidy--');
   });
 
   it('remove unregisters a project, removes its worktrees and leaves its repository alone', async () => {

@@ -1,11 +1,37 @@
 import { existsSync } from 'node:fs';
 import { appendFile, lstat, mkdir, readFile, readlink, symlink, unlink } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { OrangeError, type Logger, type Project } from '@orange/core';
+import { OrangeError, writeFileAtomic, type Logger, type Project } from '@orange/core';
 import { gitFailure, type Git } from './git.js';
 
 /** The name the task file is linked under in every worktree. */
 export const TASK_LINK = 'TASK.md';
+
+/** The lines around what Orange adds to a repository's exclude file (gitignore comments). */
+export const EXCLUDE_BEGIN = "# added by Orange for its worktrees (orange project remove takes these lines out)";
+export const EXCLUDE_END = '# end of the lines added by Orange';
+
+async function readExclude(file: string): Promise<string> {
+  return readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return '';
+    throw error;
+  });
+}
+
+/** `text` without the blocks Orange added (markers included); a block whose end marker is missing runs to the end. */
+export function withoutOrangeLines(text: string): string {
+  const lines = text.split('\n');
+  const endsWithNewline = lines.at(-1) === '';
+  if (endsWithNewline) lines.pop();
+  const kept: string[] = [];
+  let inside = false;
+  for (const line of lines) {
+    if (!inside && line === EXCLUDE_BEGIN) inside = true;
+    else if (inside && line === EXCLUDE_END) inside = false;
+    else if (!inside) kept.push(line);
+  }
+  return kept.length === 0 ? '' : `${kept.join('\n')}${endsWithNewline ? '\n' : ''}`;
+}
 
 /** Tries of `git worktree add` that another add in the same repository got in the way of. */
 const ADD_ATTEMPTS = 5;
@@ -166,21 +192,31 @@ export class ProjectRepo {
     await unlink(link);
   }
 
-  /** Adds each pattern missing from the worktree's exclude file. */
+  /**
+   * Adds each pattern missing from the exclude file git reads for the worktree. Git has no exclude
+   * file of a worktree's own: `info/exclude` is the repository's, read by the user's checkout too.
+   * So what Orange adds goes between two marker lines, and `removeExcludes` (on `project remove`)
+   * takes exactly those lines out again; a pattern the user had already is not added.
+   */
   async exclude(worktree: string, patterns: readonly string[]): Promise<void> {
     this.excludeFile ??= resolve(worktree, (await this.git.run(worktree, ['rev-parse', '--git-path', 'info/exclude'])).trim());
     const file = this.excludeFile;
-    const existing = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT') return '';
-      throw error;
-    });
+    const existing = await readExclude(file);
     const present = new Set(existing.split('\n').map((l) => l.trim()));
     const missing = [...new Set(patterns)].filter((p) => !present.has(p));
     if (missing.length === 0) return;
     await mkdir(dirname(file), { recursive: true });
     // Worktrees share one exclude file; appending (not rewriting) never drops a line another process just added.
     const separator = existing === '' || existing.endsWith('\n') ? '' : '\n';
-    await appendFile(file, `${separator}${missing.join('\n')}\n`, 'utf8');
+    await appendFile(file, `${separator}${EXCLUDE_BEGIN}\n${missing.join('\n')}\n${EXCLUDE_END}\n`, 'utf8');
+  }
+
+  /** Takes the lines `exclude` added out of the repository's exclude file, leaving every other line as it is. */
+  async removeExcludes(): Promise<void> {
+    const file = resolve(this.dir, (await this.git.run(this.dir, ['rev-parse', '--git-path', 'info/exclude'])).trim());
+    const existing = await readExclude(file);
+    const kept = withoutOrangeLines(existing);
+    if (kept !== existing) await writeFileAtomic(file, kept);
   }
 
   /** Removes a worktree and its registration; a directory already deleted by hand is only pruned. */

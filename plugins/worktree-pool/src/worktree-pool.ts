@@ -257,6 +257,8 @@ export class WorktreePool implements WorkspaceProvider, PoolParts {
         }
       }
       for (const entry of mine) await repo.removeWorktree(entry.path);
+      // The repository's git settings as Orange found them (one project per repository: project add refuses a second).
+      if (existsSync(project.path)) await repo.removeExcludes();
       const workspaces = state.workspaces.filter((e) => e.project !== project.name);
       return { state: { ...state, workspaces }, result: mine.map((e) => ({ ...e })) };
     });
