@@ -64,12 +64,26 @@ describe('orange project', () => {
   });
 
   it('update changes pool size, default branch and workflow of the project it runs in', async () => {
+    await box.git(join(box.dir, 'human-repo'), 'branch', 'develop');
     const { project } = await box.json<{ project: Project }>(['project', 'update', '--pool-size', '4', '--default-branch', 'develop', '--workflow', 'classic'], {
       cwd: join(box.dir, 'human-repo'),
     });
     expect(project).toMatchObject({ name: 'human', pool_size: 4, default_branch: 'develop', workflow: 'classic' });
     const { projects } = await box.json<{ projects: Project[] }>(['project', 'list']);
     expect(projects.find((p) => p.name === 'human')).toMatchObject({ pool_size: 4, workflow: 'classic' });
+  });
+
+  it('refuses a default branch that exists neither on the remote nor locally (add and update), changing nothing', async () => {
+    const repo = join(box.dir, 'human-repo');
+    const before = await box.json<{ projects: Project[] }>(['project', 'list']);
+    const updated = await box.jsonError(['project', 'update', 'human', '--default-branch', 'nowhere']);
+    expect(updated).toMatchObject({ code: 'E_WORKSPACE', exit: 1 });
+    expect(updated.error).toBe(`project human: neither origin/nowhere nor a local branch nowhere exists in ${repo}`);
+    const other = await box.addProject('branchless');
+    await box.json(['project', 'remove', 'branchless']);
+    const added = await box.jsonError(['project', 'add', other, '--name', 'branchless', '--default-branch', 'nowhere']);
+    expect(added).toMatchObject({ code: 'E_WORKSPACE', exit: 1 });
+    expect(await box.json<{ projects: Project[] }>(['project', 'list'])).toEqual(before);
   });
 
   it('update refuses an unknown workflow and a call with nothing to change', async () => {
@@ -110,7 +124,7 @@ describe('orange project', () => {
 
   it('remove unregisters a project, removes its worktrees and leaves its repository alone', async () => {
     const repo = join(box.dir, 'human-repo');
-    // An earlier test pointed it at a branch that does not exist.
+    // An earlier test pointed it at another branch.
     await box.json(['project', 'update', 'human', '--default-branch', 'main', '--pool-size', '2']);
     const { workspaces } = await box.json<{ workspaces: { path: string }[] }>(['workspace', 'init'], { cwd: repo });
     expect(workspaces).toHaveLength(2);

@@ -49,6 +49,26 @@ describe('orange task create', () => {
     expect(tasks.filter((t) => t.branch === 'feature/taken')).toHaveLength(1);
   });
 
+  it("creates no task to start on a project whose default branch is gone (one line, exit 1); a pending one it does", async () => {
+    const repo = await box.addProject('vanishing');
+    // The project's default branch, then deleted everywhere after it was set.
+    await box.git(repo, 'push', '-q', 'origin', 'main:release');
+    await box.json(['project', 'update', 'vanishing', '--default-branch', 'release']);
+    await box.git(repo, 'push', '-q', 'origin', '--delete', 'release');
+    await box.git(repo, 'fetch', '-q', '--prune');
+    const refused = await box.jsonError(['task', 'create', 'feature/ghost', 'never made'], { cwd: repo });
+    expect(refused).toMatchObject({ code: 'E_WORKSPACE', exit: 1, error: `project vanishing: neither origin/release nor a local branch release exists in ${repo}` });
+    const plain = await box.orange(['task', 'create', 'feature/ghost', 'never made'], { cwd: repo });
+    expect(plain).toMatchObject({ code: 1, stdout: '' });
+    expect(plain.stderr.trim().split('\n')).toHaveLength(1);
+    const listed = async () => (await box.json<{ tasks: TaskMeta[] }>(['task', 'list', '--project', 'vanishing'])).tasks;
+    expect(await listed()).toEqual([]);
+    // Put aside, it waits for someone to start it: made.
+    const pending = await box.createTask(['feature/later', 'started later'], { cwd: repo });
+    expect(pending.status).toBe('pending');
+    expect(ids(await listed())).toEqual([pending.id]);
+  });
+
   it('starts a task with an empty summary in clarification', async () => {
     const none = await box.createTask([]);
     expect(none).toMatchObject({ status: 'clarification', summary: '' });

@@ -264,6 +264,11 @@ export class WorktreePool implements WorkspaceProvider, PoolParts {
     });
   }
 
+  /** Refuses a project whose default branch exists neither on its remote nor locally (what a worktree starts from). */
+  async checkBase(project: Project): Promise<void> {
+    await this.repo(project).baseRef();
+  }
+
   /** The pool's worktrees (of one project, or all), in slot order. */
   async list(project?: string): Promise<WorkspaceInfo[]> {
     const { workspaces } = await this.file.read();

@@ -11,7 +11,7 @@ import { failedHooksNote, type Deferred, type Mover } from './move.js';
 /** Creates a task, then (unless `spawn: false`) starts it: pending → start, or the create actions. */
 export async function createTask(mover: Mover, input: CreateTaskInput): Promise<CreateTaskResult> {
   const projectName = assertProjectName(input.project);
-  await mover.orange.projects.get(projectName);
+  const project = await mover.orange.projects.get(projectName);
   // A task keeps the workflow it is created with: the one asked for, else its project's.
   const workflow = input.workflow !== undefined ? mover.orange.workflow(input.workflow) : await mover.orange.workflowForProject(projectName);
   const summary = oneLineSummary(input.summary ?? '');
@@ -47,6 +47,8 @@ export async function createTask(mover: Mover, input: CreateTaskInput): Promise<
     review_effort: input.reviewEffort ?? null,
     ...(input.issue ? { issue: input.issue.ref, issue_url: input.issue.url } : {}),
   });
+  // A task that is to start now, on a project it cannot start in, is not created at all.
+  if (input.spawn !== false) await mover.orange.maybeSlot('workspaces')?.checkBase?.(project);
   // The context is data (an issue's body may hold `## Review`): it cannot open sections of its own.
   const body = input.context && input.context.trim() !== '' ? setSection('', 'Context', inertHeadings(input.context)) : '';
   // Branch uniqueness needs a project-wide lock: two creates for one branch must not both win.
@@ -72,7 +74,7 @@ export async function createTask(mover: Mover, input: CreateTaskInput): Promise<
       if (error instanceof TransitionRefused && error.code === 'E_VETOED') {
         return { task: await mover.orange.store.read(projectName, id), spawned: false, queuedReason: error.details.reason as string, failedHooks: [], failures: [] };
       }
-      throw error;
+      throw await notStarted(mover, { project: projectName, id }, error);
     }
   }
   const hooks = workflow.createHooks(status) ?? [];
@@ -85,6 +87,21 @@ export async function createTask(mover: Mover, input: CreateTaskInput): Promise<
   });
   await mover.runDeferred(deferred);
   return { task: created.task, spawned: true, failedHooks: created.failed, failures: created.failures };
+}
+
+/**
+ * A created task whose start failed (not a queue's refusal): it stays in its initial status, flagged
+ * with the reason so that lists and the dashboard show it, and the error says so and what to do.
+ */
+async function notStarted(mover: Mover, ref: TaskRef, error: unknown): Promise<unknown> {
+  const reason = error instanceof Error ? error.message : String(error);
+  await mover.orange.store.withTaskLock(ref.project, ref.id, async () => mover.writeFresh(await mover.orange.store.read(ref.project, ref.id), { attention: `not started: ${reason}` })).catch(() => undefined);
+  // Not an OrangeError: a bug, reported as one.
+  if (!(error instanceof OrangeError)) return error;
+  return new OrangeError(error.code, `task ${ref.id} was created but not started: ${reason}; once that is fixed start it with orange task spawn ${ref.id}, or remove it with orange task delete ${ref.id}`, {
+    ...error.details,
+    task: ref.id,
+  });
 }
 
 /**

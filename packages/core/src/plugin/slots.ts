@@ -95,6 +95,12 @@ export interface WorkspaceProvider {
   renameBranch?(task: TaskMeta, to: string | null): Promise<string>;
   /** Where a branch of that name exists already (`a local branch`, `origin/x`), or null: a task's new branch must be its own. */
   branchTaken?(project: string, name: string): Promise<string | null>;
+  /**
+   * Refuses (`E_WORKSPACE`) a project whose default branch exists neither on its remote nor as a
+   * local branch: no worktree could be made for its tasks. Asked before a task is created to start
+   * and before a default branch is set, so that nothing is left half made.
+   */
+  checkBase?(project: Project): Promise<void>;
   /** Removes the worktrees of a project being unregistered; refuses (removing nothing) if any is in use or dirty. */
   remove?(project: Project): Promise<WorkspaceInfo[]>;
   /** The task's worktree against the default branch (uncommitted changes included); null without a worktree. */

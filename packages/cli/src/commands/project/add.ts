@@ -21,13 +21,16 @@ export default class ProjectAdd extends OrangeCommand {
     const orange = await this.orange();
     const repo = await inspectRepository(args.path ?? process.cwd());
     if (flags.workflow) orange.workflow(flags.workflow);
-    const project = await orange.projects.add({
+    const input = {
       name: flags.name ?? repo.suggestedName,
       path: repo.path,
       default_branch: flags['default-branch'] ?? repo.defaultBranch,
       pool_size: flags['pool-size'] ?? orange.config.poolSize,
       ...(flags.workflow ? { workflow: flags.workflow } : {}),
-    });
+    };
+    // A branch named by hand must exist (a detected one may not yet: a repository with no commit).
+    if (flags['default-branch'] !== undefined) await orange.maybeSlot('workspaces')?.checkBase?.(input);
+    const project = await orange.projects.add(input);
     orange.log.info('project added', { project: project.name, path: project.path });
     this.emit({ project }, () => this.log(`added project ${project.name}: ${projectRow(project)}`));
   }
