@@ -44,6 +44,18 @@ describe('the task watcher', () => {
     expect(seen).not.toContain('overflow');
   });
 
+  it('reports the tasks of a project that appears with them already inside (its folder cannot be watched before they are there)', async () => {
+    const { paths, seen } = await setup();
+    await watcher!.start();
+    // Made aside and moved in whole: no watch can see the task's folder being made.
+    const aside = join(home, 'aside', 'web');
+    await mkdir(join(aside, A), { recursive: true });
+    await mkdir(join(aside, B));
+    await rename(aside, paths.projectTasksDir('web'));
+    await vi.waitFor(() => expect(seen).toEqual(expect.arrayContaining([`web/${A}`, `web/${B}`])), { timeout: 2000 });
+    expect(seen).not.toContain('overflow');
+  });
+
   it('reports a deleted task, and follows only the project it was started for', async () => {
     const { paths, seen } = await setup();
     await mkdir(paths.taskDir('other', B), { recursive: true });

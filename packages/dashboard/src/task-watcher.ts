@@ -35,7 +35,9 @@ export class TaskWatcher {
       return;
     }
     this.add(this.paths.tasksDir, (name) => {
-      if (name && !name.startsWith('.')) void this.watchProject(name);
+      // A project that appears now may hold a task already (the store makes both folders at once,
+      // before this watch can see into the new one): its tasks are reported as found.
+      if (name && !name.startsWith('.')) void this.watchProject(name, true);
     });
     for (const name of await names(this.paths.tasksDir)) if (!name.startsWith('.')) await this.watchProject(name);
   }
@@ -46,7 +48,8 @@ export class TaskWatcher {
     this.watchers.clear();
   }
 
-  private async watchProject(project: string): Promise<void> {
+  /** Watches a project's folder and its tasks' folders; `announce` reports the tasks already there (a project that just appeared). */
+  private async watchProject(project: string, announce = false): Promise<void> {
     const dir = this.paths.projectTasksDir(project);
     if (this.watchers.has(dir)) return;
     this.add(dir, (name) => {
@@ -56,7 +59,10 @@ export class TaskWatcher {
     });
     const ids = (await names(dir)).filter((name) => TASK_ID_PATTERN.test(name));
     for (let i = 0; i < ids.length; i += BATCH) {
-      for (const id of ids.slice(i, i + BATCH)) this.watchTask(project, id);
+      for (const id of ids.slice(i, i + BATCH)) {
+        this.watchTask(project, id);
+        if (announce) this.onChange(project, id);
+      }
       await new Promise((resolve) => setImmediate(resolve));
       if (this.closed) return;
     }
