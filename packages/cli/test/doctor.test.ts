@@ -169,6 +169,41 @@ export default defineConfig({
     expect((JSON.parse(plain.stdout) as Report).notes.filter((n) => n.startsWith('pipeline:'))).toEqual([]);
   });
 
+  it('takes the shipped defaults: false config (codex only): the built-in pipeline workflow, whose plugin it does not load, is a note, not 31 problems', async () => {
+    const dir = await configDir('codex-only', readFileSync(join(root, 'examples', 'configs', 'codex-only.config.ts'), 'utf8'));
+    const bin = join(box.dir, 'bin-codex-only');
+    await mkdir(bin, { recursive: true });
+    await writeFile(join(bin, 'codex'), '#!/bin/sh\necho "codex-cli 0.50.0"\n');
+    await chmod(join(bin, 'codex'), 0o755);
+    const result = await box.orange(['doctor', '--json'], { cwd: dir, env: { PATH: `${bin}:${env.PATH}` } });
+    expect(result.code, explain(result)).toBe(0);
+    const report = JSON.parse(result.stdout) as Report;
+    expect(report.problems).toEqual([]);
+    expect(report.workflows.find((w) => w.name === 'pipeline')).toMatchObject({ ok: false, from: 'built-in' });
+    expect(report.notes.filter((n) => n.startsWith('built-in workflow "pipeline"'))).toEqual([
+      expect.stringMatching(/^built-in workflow "pipeline" is not available with this config \(no project or default uses it\): .+ \(and \d+ more\)$/),
+    ]);
+    // In use, the same workflow is a problem again.
+    const used = await configDir('codex-only-pipeline', `${readFileSync(join(root, 'examples', 'configs', 'codex-only.config.ts'), 'utf8').replace("harness: 'codex',", "harness: 'codex',\n  workflow: 'pipeline',")}`);
+    const broken = await box.orange(['doctor', '--json'], { cwd: used, env: { PATH: `${bin}:${env.PATH}` } });
+    expect(broken.code, explain(broken)).toBe(1);
+  });
+
+  it('says when a plugin replaces a harness another registered under the same name (command({ name: "gemini" }))', async () => {
+    const dir = await configDir(
+      'replaced-harness',
+      `import { defineConfig } from '@orange/core';
+import { command } from '@orange/harness-command';
+export default defineConfig({ plugins: [command({ name: 'gemini', worker: ['gemini', '{prompt}'] })] });
+`,
+    );
+    const result = await box.orange(['doctor', '--json'], { cwd: dir, env });
+    const report = JSON.parse(result.stdout) as Report;
+    expect(report.notes, explain(result)).toContain(
+      'harness "gemini" of plugin gemini is replaced by the one of plugin command:gemini: whatever names "gemini" gets the latter; give one of them another name to keep both',
+    );
+  });
+
   it('reports a config that does not load as its problem, with the place, and exits 1', async () => {
     const dir = await configDir('broken', "import { veto } from './plugins/veto.js';\nexport default { plugins: [veto()] };\n");
     const result = await box.orange(['doctor'], { cwd: dir, env });

@@ -80,4 +80,15 @@ describe('orange task list', () => {
     expect(human).toContain(`  ${failedId}  hook failed: spawn_agent after the status changed`);
     expect(human).toContain(`  ${crashed.id}  its agent crashed once in planning (one more crash and it is stuck)`);
   });
+
+  it("shows a task waiting in reviewing without its worker as healthy: no ✗, no respawn advice (a person's move is due; a worker is started when needed)", async () => {
+    // Created for a person's review: its worker never ran (the same as one that left while waiting).
+    const waiting = await box.createTask(['feature/waiting-review', 'ready for a look', '--status', 'reviewing']);
+    expect(waiting).toMatchObject({ status: 'reviewing', worker_spawn: null });
+    const listed = await box.json<{ flags: Record<string, { dead?: string[] }> }>(['task', 'list']);
+    expect(listed.flags[waiting.id]?.dead ?? []).toEqual([]);
+    const human = (await box.orange(['task', 'list'])).stdout;
+    expect(human).toMatch(new RegExp(`^${waiting.id}\\s+reviewing\\s`, 'm'));
+    expect(human).not.toMatch(new RegExp(`${waiting.id}.*✗`));
+  });
 });

@@ -51,6 +51,7 @@ export {
   type PromptEvent,
   type AgentCommand,
   type AgentCommandEvent,
+  type HarnessReplacement,
   type RespawnEvent,
   type RefusalCheck,
   type TransitionRefusedEvent,

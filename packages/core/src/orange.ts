@@ -3,7 +3,7 @@ import { Engine } from './engine/index.js';
 import { isOrangeError, OrangeError } from './errors/index.js';
 import { Logger } from './log/index.js';
 import { coreNotifications, Notifications, type NotificationDelivery } from './notifications/index.js';
-import { coreActions, createHooks, type Harness, type Orange as OrangeApi, type OrangeHooks, type OrangePlugin, type Slots } from './plugin/index.js';
+import { coreActions, createHooks, type Harness, type HarnessReplacement, type Orange as OrangeApi, type OrangeHooks, type OrangePlugin, type Slots } from './plugin/index.js';
 import { OrangePaths, ProjectStore, TaskStore } from './store/index.js';
 import type { AgentRole, TaskMeta } from './task/index.js';
 import { builtinGates, classicWorkflow, defaultWorkflow, pipelineWorkflow, Workflow, type Gate, type WorkflowInput } from './workflow/index.js';
@@ -77,6 +77,10 @@ class OrangeRoot implements OrangeApi {
   readonly configFile: string | null;
   readonly gates = new Map<string, Gate>(Object.entries(builtinGates));
   readonly harnesses = new Map<string, Harness>();
+  /** The plugin that registered each harness (null: outside any plugin's apply). */
+  private readonly harnessOwners = new Map<string, string | null>();
+  /** Harnesses a plugin registered under a name another plugin had registered first (the later one is used). */
+  readonly harnessReplacements: HarnessReplacement[] = [];
   /** Names of the applied plugins, in order. */
   readonly plugins: string[] = [];
   private readonly slots: Partial<Slots> = {};
@@ -189,8 +193,19 @@ class OrangeRoot implements OrangeApi {
     this.workflows.clear();
   }
 
+  /**
+   * Registers a harness under its name. A later one of the same name replaces the earlier (a
+   * plugin may override a built-in harness on purpose); another plugin's replacement is logged and
+   * kept in `harnessReplacements`, so that `orange doctor` says so instead of it passing unseen.
+   */
   registerHarness(harness: Harness): void {
+    const owner = this.harnessOwners.get(harness.name);
+    if (this.harnesses.has(harness.name) && owner !== this.applying) {
+      this.harnessReplacements.push({ harness: harness.name, replaced: owner ?? null, by: this.applying });
+      this.log.warn('harness replaced', { harness: harness.name, replaced: owner ?? null, by: this.applying });
+    }
     this.harnesses.set(harness.name, harness);
+    this.harnessOwners.set(harness.name, this.applying);
   }
 
   /** Adds a named workflow (e.g. from a plugin), remembering the plugin whose `apply` registers it. */

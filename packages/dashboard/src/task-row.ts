@@ -63,7 +63,6 @@ export interface TaskRow {
   readonly diff: DiffStat | null;
 }
 
-const ROLES: readonly AgentRole[] = ['worker', 'reviewer'];
 
 /**
  * A task's row as its workflow sees it, before the runtime and the SCM were asked (liveness
@@ -86,7 +85,7 @@ export function rowOf(workflow: Workflow, targets: readonly string[], task: List
     cancel: cancelMove(workflow, meta.status),
     pr,
     diff: previous && previous.meta.workspace === meta.workspace ? previous.diff : null,
-    expected: expectedAgents(meta, workflow),
+    expected: workflow.expectedAgents(meta),
     startingSince: startingSince(meta, startedAgent(meta, workflow), previous, now),
   };
 }
@@ -111,20 +110,6 @@ function startedAgent(meta: TaskMeta, workflow: Workflow): AgentRole | null {
   if (!workflow.isActive(meta.status)) return null;
   const state = workflow.state(meta.status);
   return state?.agent && state.prompt !== undefined ? state.agent : null;
-}
-
-/**
- * The agents an active task should have running: its status's agent, and any with a recorded spawn.
- * Not the agent of a status that gives it no work on entry and only takes one back on demand (the
- * default workflow's `reviewing`: no prompt, a respawn prompt): a person's move is due there, and
- * a task that never had that agent (created for a review) is fine without it.
- */
-function expectedAgents(meta: TaskMeta, workflow: Workflow): AgentRole[] {
-  if (!workflow.isActive(meta.status)) return [];
-  const state = workflow.state(meta.status);
-  const optional = state?.prompt === undefined && state?.respawnPrompt !== undefined;
-  const responsible = optional ? null : (state?.agent ?? null);
-  return ROLES.filter((role) => spawnOf(meta, role) !== null || role === responsible);
 }
 
 function spawnOf(meta: TaskMeta, role: AgentRole): string | null {

@@ -592,3 +592,33 @@ describe('remove (project remove)', () => {
     expect(await git(s.repo, 'worktree', 'list', '--porcelain')).not.toContain('demo--');
   });
 });
+
+describe('the base a task is compared against ({base} in prompts)', () => {
+  /** The reviewer's prompt for `task` as it would be rendered in agent-review. */
+  async function reviewerPrompt(s: PoolSandbox, task: Task): Promise<string> {
+    const fresh = await s.orange.store.read('demo', task.meta.id);
+    const workflow = await s.orange.workflowFor(fresh.meta);
+    return s.orange.engine.prompt(workflow, { ...fresh, meta: { ...fresh.meta, status: 'agent-review' } }, 'reviewer', false);
+  }
+
+  it("is origin/main for a remote that has no origin/HEAD (added by hand, or cloned empty), and the reviewer's diff command runs", async () => {
+    const s = await sandbox();
+    expect(await gitMaybe(s.repo, 'symbolic-ref', 'refs/remotes/origin/HEAD')).toBeNull();
+    const task = await start(s.orange, { branch: 'feat/base' });
+    const workspace = (await s.orange.store.read('demo', task.meta.id)).meta.workspace!;
+    setGitIdentity();
+    await commitFile(workspace, 'change.txt', 'a change\n', 'the change');
+    const prompt = await reviewerPrompt(s, task);
+    expect(prompt).toContain('git diff origin/main...HEAD');
+    const command = /git diff (\S+)\.\.\.HEAD/.exec(prompt)!;
+    expect(await git(workspace, 'diff', '--name-only', `${command[1]}...HEAD`)).toBe('change.txt');
+    // What the prompt said before: no such ref here.
+    expect(await gitMaybe(workspace, 'diff', 'origin/HEAD...HEAD')).toBeNull();
+  });
+
+  it('is the local default branch in a repository without a remote', async () => {
+    const s = await sandbox({ remote: false });
+    const task = await start(s.orange, { branch: 'feat/local-base' });
+    expect(await reviewerPrompt(s, task)).toContain('git diff main...HEAD');
+  });
+});

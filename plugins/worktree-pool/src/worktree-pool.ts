@@ -264,6 +264,11 @@ export class WorktreePool implements WorkspaceProvider, PoolParts {
     });
   }
 
+  /** What the project's worktrees start from: `<remote>/<default>`, or the local default branch without a remote. */
+  async baseRef(project: Project): Promise<string> {
+    return this.repo(project).baseRef();
+  }
+
   /** Refuses a project whose default branch exists neither on its remote nor locally (what a worktree starts from). */
   async checkBase(project: Project): Promise<void> {
     await this.repo(project).baseRef();

@@ -71,6 +71,10 @@ export async function diagnose(orange: Orange, builtins: readonly OrangePlugin[]
       const found = harnesses.find((h) => h.name === name);
       if (name !== undefined && found && !found.installed) problems.push(`${field} "${name}" is not installed on this machine (its agent CLI is not on PATH)`);
     }
+    for (const r of orange.harnessReplacements) {
+      const who = (plugin: string | null) => (plugin ? `plugin ${plugin}` : 'code outside any plugin');
+      notes.push(`harness "${r.harness}" of ${who(r.replaced)} is replaced by the one of ${who(r.by)}: whatever names "${r.harness}" gets the latter; give one of them another name to keep both`);
+    }
     if (orange.config.harness === undefined && !harnesses.some((h) => h.installed)) {
       problems.push(`no agent harness is installed (${harnesses.map((h) => h.name).join(', ') || 'none registered'}); install claude or codex, or configure the command harness`);
     }
@@ -85,21 +89,27 @@ export async function diagnose(orange: Orange, builtins: readonly OrangePlugin[]
       if (fromConfig.has(name)) return basename(orange.configFile ?? 'config');
       return BUILTIN_WORKFLOWS.has(name) ? 'built-in' : 'unknown';
     };
+    // A built-in workflow nobody uses may lack the plugin that provides its actions (the pipeline's,
+    // with defaults: false): that is a note, not a problem; in use, it is a problem.
+    const inUse = new Set([orange.defaultWorkflowName, ...(await orange.projects.list()).map((p) => p.workflow).filter((w): w is string => typeof w === 'string')]);
     for (const name of orange.workflowNames) {
       const plugin = orange.workflowPlugin(name);
       const from = workflowFrom(name, plugin);
+      const found = from === 'built-in' && !inUse.has(name) ? notes : problems;
       let ok = true;
       try {
         const workflow = orange.workflow(name);
         for (const problem of undeclaredGuardFields(workflow.definition)) {
           ok = false;
-          problems.push(`workflow "${name}": ${problem}`);
+          found.push(`workflow "${name}": ${problem}`);
         }
       } catch (error) {
         ok = false;
         if (!isOrangeError(error)) throw error;
         const listed = (error.details as { problems?: unknown }).problems;
-        for (const problem of Array.isArray(listed) ? (listed as string[]) : [error.message]) problems.push(`workflow "${name}": ${problem}`);
+        const all = Array.isArray(listed) ? (listed as string[]) : [error.message];
+        if (found === notes) notes.push(`built-in workflow "${name}" is not available with this config (no project or default uses it): ${all[0] ?? error.message}${all.length > 1 ? ` (and ${all.length - 1} more)` : ''}`);
+        else for (const problem of all) problems.push(`workflow "${name}": ${problem}`);
       }
       workflows.push({ name, plugin: plugin ?? null, from, ok });
     }

@@ -59,7 +59,7 @@ If you cannot go on, explain why in \`## Handoff\` and run \`orange task stuck\`
 ## As the reviewer
 
 1. Read \`## Context\`, \`## Plan\` and \`## Handoff\`; look hard at every UNCERTAIN item.
-2. Review the change: \`git diff origin/HEAD...HEAD\`. Run the tests.
+2. Review the change: \`git diff <base>...HEAD\`, with the base your prompt names (e.g. \`origin/main\`). Run the tests.
 3. Write \`## Review\`: \`Verdict: PASS\` or \`Verdict: FAIL\` on the first line, then feedback the
    worker can act on without asking you.
    (\`orange task section set Review -\` with the text on standard input.)

@@ -4,7 +4,7 @@ import { renderPrompt, type Workflow } from '../workflow/index.js';
 
 /** Renders the prompt for an agent of `role` spawned into the task's current status. */
 export async function agentPrompt(orange: Orange, workflow: Workflow, task: Task, role: AgentRole, respawn: boolean): Promise<string> {
-  const fields = task.meta as Record<string, unknown>;
+  const fields: Record<string, unknown> = { base: await baseOf(orange, task.meta.project), ...task.meta };
   const state = workflow.state(task.meta.status);
   const ref = respawn ? (state?.respawnPrompt ?? state?.prompt) : (state?.prompt ?? state?.respawnPrompt);
   const template =
@@ -12,6 +12,18 @@ export async function agentPrompt(orange: Orange, workflow: Workflow, task: Task
     fallbackPrompt(workflow, role, respawn, fields);
   const text = renderPrompt(template, fields);
   return orange.hooks.prompt.promise(text, { orange: orange, task, role, respawn });
+}
+
+/**
+ * `{base}`: what the task's changes are compared against, as the workspaces plugin says (its
+ * remote's default branch, or the local one without a remote); the project's default branch when
+ * it cannot say. `origin/HEAD` is not it: a remote added by hand has none.
+ */
+async function baseOf(orange: Orange, projectName: string): Promise<string | null> {
+  const project = await orange.projects.get(projectName).catch(() => null);
+  if (project === null) return null;
+  const slot = orange.maybeSlot('workspaces');
+  return (await slot?.baseRef?.(project).catch(() => undefined)) ?? project.default_branch;
 }
 
 /** A role's prompt when the current state has none for it (e.g. a worker respawned during review). */

@@ -30,6 +30,8 @@ export interface Orange {
   readonly configFile: string | null;
   readonly gates: Map<string, Gate>;
   readonly harnesses: Map<string, Harness>;
+  /** Each harness a plugin registered under a name another plugin had registered first: the later one is used (`orange doctor` lists these). */
+  readonly harnessReplacements: readonly HarnessReplacement[];
   /** Names of the applied plugins, in order. */
   readonly plugins: string[];
   /** The harnesses that start agent CLIs, in registration order (not Orange's own, like the pipeline driver). */
@@ -189,6 +191,14 @@ export interface TransitionRefusedEvent extends TaskEvent {
 /** `orange task respawn` (and the dashboard's Enter) on an active task whose agent is not running. */
 export interface RespawnEvent extends TaskEvent {
   readonly workflow: Workflow;
+}
+
+/** A harness registered again under its name by another plugin. */
+export interface HarnessReplacement {
+  readonly harness: string;
+  /** The plugin whose harness was replaced (null: registered outside any plugin). */
+  readonly replaced: string | null;
+  readonly by: string | null;
 }
 
 /** A command Orange is about to start for an agent. */

@@ -101,6 +101,11 @@ export interface WorkspaceProvider {
    * and before a default branch is set, so that nothing is left half made.
    */
   checkBase?(project: Project): Promise<void>;
+  /**
+   * The ref a task's worktree starts from and its changes are compared against (`origin/main`, or
+   * the local default branch where there is no remote): prompts name it as `{base}`.
+   */
+  baseRef?(project: Project): Promise<string>;
   /** Removes the worktrees of a project being unregistered; refuses (removing nothing) if any is in use or dirty. */
   remove?(project: Project): Promise<WorkspaceInfo[]>;
   /** The task's worktree against the default branch (uncommitted changes included); null without a worktree. */

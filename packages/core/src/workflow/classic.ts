@@ -119,7 +119,7 @@ Review round: {review_round} of 2
 Instructions:
 1. Read TASK.md for requirements (summary, ## Context)
 2. Read ## Handoff for what was done and any uncertainties
-3. Review: git diff origin/HEAD...HEAD
+3. Review: git diff {base}...HEAD
 4. Write ## Review with: orange task section set Review --file -   (text on stdin):
    - Start with verdict: PASS or FAIL
    - List specific issues (if FAIL)

@@ -147,7 +147,7 @@ Branch: {branch}
 Review round: {review_round} of 2
 
 1. Read TASK.md for requirements, ## Plan for approach, ## Handoff for state
-2. Review diff: git diff origin/HEAD...HEAD
+2. Review diff: git diff {base}...HEAD
 3. Check UNCERTAIN items for correctness risks
 4. Write ## Review with: orange task section set Review --file -   (text on stdin)
    - First line must be: "Verdict: PASS" or "Verdict: FAIL"

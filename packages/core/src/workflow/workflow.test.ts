@@ -364,3 +364,21 @@ function problemsOf(w: WorkflowInput): string[] {
     return [...(error as WorkflowInvalid).problems].sort();
   }
 }
+
+describe('expectedAgents', () => {
+  const workflow = Workflow.load(defaultWorkflow, VOCABULARY);
+  const meta = (status: string, worker: string | null = null, reviewer: string | null = null) => ({ status, worker_spawn: worker, reviewer_spawn: reviewer });
+
+  it("expects the status's agent and any agent with a recorded spawn, and none for a task that is not active", () => {
+    expect(workflow.expectedAgents(meta('planning'))).toEqual(['worker']);
+    expect(workflow.expectedAgents(meta('agent-review'))).toEqual(['reviewer']);
+    expect(workflow.expectedAgents(meta('agent-review', 'w1', 'r1'))).toEqual(['worker', 'reviewer']);
+    expect(workflow.expectedAgents(meta('pending', 'w1'))).toEqual([]);
+    expect(workflow.expectedAgents(meta('done', 'w1'))).toEqual([]);
+  });
+
+  it("does not expect the on-demand worker of reviewing (a person's move is due), unless one is recorded as running", () => {
+    expect(workflow.expectedAgents(meta('reviewing'))).toEqual([]);
+    expect(workflow.expectedAgents(meta('reviewing', 'w1'))).toEqual(['worker']);
+  });
+});

@@ -1,4 +1,5 @@
 import { WorkflowInvalid } from '../errors/index.js';
+import type { AgentRole, TaskMeta } from '../task/index.js';
 import { evaluateGuard, guardsOverlap, parseGuard, type Guard } from './guard.js';
 import {
   WorkflowSchema,
@@ -109,6 +110,22 @@ export class Workflow {
   /** The ordinary transitions out of a status (what an agent or a person may ask for). */
   from(status: string): Transition[] {
     return this.transitions.filter((t) => t.from === status && !t.crash && !t.force);
+  }
+
+  /**
+   * The agents a task should have running now: none unless it is active; else its status's agent
+   * and any with a recorded spawn. Not the agent of a status that gives it no work on entry and
+   * only takes one back on demand (the default workflow's `reviewing`: no prompt, a respawn prompt):
+   * a person's move is due there, so its absence is no failure (a task created for a review never
+   * had one; a worker that left while waiting is started again when it is needed).
+   */
+  expectedAgents(meta: Pick<TaskMeta, 'status' | 'worker_spawn' | 'reviewer_spawn'>): AgentRole[] {
+    if (!this.isActive(meta.status)) return [];
+    const state = this.definition.states[meta.status];
+    const onDemand = state?.prompt === undefined && state?.respawnPrompt !== undefined;
+    const responsible = onDemand ? null : (state?.agent ?? null);
+    const spawns: Record<AgentRole, string | null> = { worker: meta.worker_spawn, reviewer: meta.reviewer_spawn };
+    return (['worker', 'reviewer'] as const).filter((role) => spawns[role] !== null || role === responsible);
   }
 
   exitRule(status: string): ExitRule | undefined {

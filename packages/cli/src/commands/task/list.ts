@@ -150,10 +150,5 @@ function pipelineCell(meta: TaskMeta): string {
 
 /** The agents a task should have running that the runtime does not show alive. */
 function deadAgents(task: ListedTask, workflow: Workflow, snapshot: RuntimeSnapshot): AgentRole[] {
-  if (!workflow.isActive(task.meta.status)) return [];
-  const responsible = workflow.state(task.meta.status)?.agent ?? null;
-  const expected: AgentRole[] = [];
-  if (task.meta.worker_spawn !== null || responsible === 'worker') expected.push('worker');
-  if (task.meta.reviewer_spawn !== null || responsible === 'reviewer') expected.push('reviewer');
-  return expected.filter((role) => !snapshot.isAlive(task.meta, role));
+  return workflow.expectedAgents(task.meta).filter((role) => !snapshot.isAlive(task.meta, role));
 }
