@@ -1,10 +1,11 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import lockfile from 'proper-lockfile';
 import { OrangeError } from '../errors/index.js';
 
 export interface LockOptions {
-  /** Give up after about this long waiting for another holder. */
+  /** Give up after this long waiting for another holder (default 15 s; 0: one try). */
   readonly waitMs?: number;
 }
 
@@ -16,22 +17,31 @@ export interface LockOptions {
 export async function withLock<T>(path: string, what: string, fn: () => Promise<T>, options: LockOptions = {}): Promise<T> {
   const waitMs = options.waitMs ?? 15_000;
   await mkdir(dirname(path), { recursive: true });
+  // Retried against a deadline, not a count: a count of backed-off retries waited twice as long
+  // as it said (31 s for 15).
+  const deadline = Date.now() + waitMs;
+  let pause = 5;
   let release: () => Promise<void>;
-  try {
-    release = await lockfile.lock(path, {
-      realpath: false,
-      lockfilePath: `${path}.lock`,
-      stale: 5_000,
-      update: 1_000,
-      retries: { retries: Math.ceil(waitMs / 25), minTimeout: 5, maxTimeout: 50, factor: 1.3, randomize: true },
-      // A compromised lock (mtime refresh failed) must not crash the process with an unhandled throw.
-      onCompromised: () => undefined,
-    });
-  } catch (error) {
-    if ((error as { code?: string }).code === 'ELOCKED') {
-      throw new OrangeError('E_LOCKED', `${what} is busy (locked by another orange process); try again`);
+  for (;;) {
+    try {
+      release = await lockfile.lock(path, {
+        realpath: false,
+        lockfilePath: `${path}.lock`,
+        stale: 5_000,
+        update: 1_000,
+        retries: 0,
+        // A compromised lock (mtime refresh failed) must not crash the process with an unhandled throw.
+        onCompromised: () => undefined,
+      });
+      break;
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'ELOCKED') throw error;
+      const left = deadline - Date.now();
+      if (left <= 0) throw new OrangeError('E_LOCKED', `${what} is busy (locked by another orange process); try again`);
+      // Randomized, so that two waiters do not retry in step.
+      await sleep(Math.min(left, pause * (1 + Math.random())));
+      pause = Math.min(50, pause * 1.3);
     }
-    throw error;
   }
   try {
     return await fn();

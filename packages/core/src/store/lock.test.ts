@@ -1,0 +1,46 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { withLock } from './lock.js';
+
+let dir: string | undefined;
+afterEach(async () => {
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe('withLock', () => {
+  it('gives up with E_LOCKED once its wait is over, not twice as late (a held lock, waits of 0.3 s and 1 s)', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'orange-lock-'));
+    const path = join(dir, 'thing');
+    let letGo!: () => void;
+    const held = withLock(path, 'the thing', () => new Promise<void>((resolve) => (letGo = resolve)));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    for (const waitMs of [300, 1000]) {
+      const started = Date.now();
+      const error = await withLock(path, 'the thing', async () => 'taken', { waitMs }).catch((e: unknown) => e);
+      const waited = Date.now() - started;
+      expect(error).toMatchObject({ code: 'E_LOCKED', message: 'the thing is busy (locked by another orange process); try again' });
+      // Not before the deadline; after it by no more than one pause and a busy machine's slack.
+      expect(waited, `waited ${waited} ms for ${waitMs}`).toBeGreaterThanOrEqual(waitMs - 5);
+      expect(waited, `waited ${waited} ms for ${waitMs}`).toBeLessThan(waitMs + 400);
+    }
+    letGo();
+    await held;
+    expect(await withLock(path, 'the thing', async () => 'taken', { waitMs: 0 })).toBe('taken');
+  });
+
+  it('takes the lock as soon as its holder lets go, within the wait', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'orange-lock-'));
+    const path = join(dir, 'thing');
+    let letGo!: () => void;
+    const held = withLock(path, 'the thing', () => new Promise<void>((resolve) => (letGo = resolve)));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const waiting = withLock(path, 'the thing', async () => Date.now(), { waitMs: 5000 });
+    const freed = Date.now() + 200;
+    setTimeout(() => letGo(), 200);
+    const took = await waiting;
+    await held;
+    expect(took - freed).toBeLessThan(300);
+  });
+});
