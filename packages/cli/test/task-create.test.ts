@@ -67,6 +67,9 @@ describe('orange task create', () => {
     const pending = await box.createTask(['feature/later', 'started later'], { cwd: repo });
     expect(pending.status).toBe('pending');
     expect(ids(await listed())).toEqual([pending.id]);
+    // Leave the sandbox's projects as the other tests expect them.
+    await box.json(['task', 'cancel', pending.id, '--yes'], { cwd: repo });
+    await box.json(['project', 'remove', 'vanishing']);
   });
 
   it('starts a task with an empty summary in clarification', async () => {
