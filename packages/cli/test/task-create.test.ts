@@ -49,29 +49,6 @@ describe('orange task create', () => {
     expect(tasks.filter((t) => t.branch === 'feature/taken')).toHaveLength(1);
   });
 
-  it("creates no task to start on a project whose default branch is gone (one line, exit 1); a pending one it does", async () => {
-    const repo = await box.addProject('vanishing');
-    // The project's default branch, then deleted everywhere after it was set.
-    await box.git(repo, 'push', '-q', 'origin', 'main:release');
-    await box.json(['project', 'update', 'vanishing', '--default-branch', 'release']);
-    await box.git(repo, 'push', '-q', 'origin', '--delete', 'release');
-    await box.git(repo, 'fetch', '-q', '--prune');
-    const refused = await box.jsonError(['task', 'create', 'feature/ghost', 'never made'], { cwd: repo });
-    expect(refused).toMatchObject({ code: 'E_WORKSPACE', exit: 1, error: `project vanishing: neither origin/release nor a local branch release exists in ${repo}` });
-    const plain = await box.orange(['task', 'create', 'feature/ghost', 'never made'], { cwd: repo });
-    expect(plain).toMatchObject({ code: 1, stdout: '' });
-    expect(plain.stderr.trim().split('\n')).toHaveLength(1);
-    const listed = async () => (await box.json<{ tasks: TaskMeta[] }>(['task', 'list', '--project', 'vanishing'])).tasks;
-    expect(await listed()).toEqual([]);
-    // Put aside, it waits for someone to start it: made.
-    const pending = await box.createTask(['feature/later', 'started later'], { cwd: repo });
-    expect(pending.status).toBe('pending');
-    expect(ids(await listed())).toEqual([pending.id]);
-    // Leave the sandbox's projects as the other tests expect them.
-    await box.json(['task', 'cancel', pending.id, '--yes'], { cwd: repo });
-    await box.json(['project', 'remove', 'vanishing']);
-  });
-
   it('starts a task with an empty summary in clarification', async () => {
     const none = await box.createTask([]);
     expect(none).toMatchObject({ status: 'clarification', summary: '' });
@@ -237,5 +214,34 @@ describe('orange task show and update', () => {
   it('asks for an id outside a worktree instead of guessing (exit 2)', async () => {
     const refused = await box.jsonError(['task', 'show']);
     expect(refused).toMatchObject({ code: 'E_USAGE', exit: 2, error: "no task id given, and this directory is not a task's worktree; pass the task id" });
+  });
+});
+
+describe('orange task create on a project it cannot start in', () => {
+  // A sandbox of its own: its project's tasks would show in the other tests' listings.
+  let own: CliSandbox;
+  beforeAll(async () => {
+    own = await CliSandbox.create();
+  });
+  afterAll(() => own?.cleanup());
+
+  it("creates no task to start on a project whose default branch is gone (one line, exit 1); a pending one it does", async () => {
+    const repo = await own.addProject('vanishing');
+    // The project's default branch, then deleted everywhere after it was set.
+    await own.git(repo, 'push', '-q', 'origin', 'main:release');
+    await own.json(['project', 'update', 'vanishing', '--default-branch', 'release']);
+    await own.git(repo, 'push', '-q', 'origin', '--delete', 'release');
+    await own.git(repo, 'fetch', '-q', '--prune');
+    const refused = await own.jsonError(['task', 'create', 'feature/ghost', 'never made'], { cwd: repo });
+    expect(refused).toMatchObject({ code: 'E_WORKSPACE', exit: 1, error: `project vanishing: neither origin/release nor a local branch release exists in ${repo}` });
+    const plain = await own.orange(['task', 'create', 'feature/ghost', 'never made'], { cwd: repo });
+    expect(plain).toMatchObject({ code: 1, stdout: '' });
+    expect(plain.stderr.trim().split('\n')).toHaveLength(1);
+    const listed = async () => (await own.json<{ tasks: TaskMeta[] }>(['task', 'list', '--project', 'vanishing'])).tasks;
+    expect(await listed()).toEqual([]);
+    // Put aside, it waits for someone to start it: made.
+    const pending = await own.createTask(['feature/later', 'started later'], { cwd: repo });
+    expect(pending.status).toBe('pending');
+    expect(ids(await listed())).toEqual([pending.id]);
   });
 });
