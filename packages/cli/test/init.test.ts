@@ -86,6 +86,10 @@ describe('orange init', () => {
     const result = await box.orange(['init', '--no-register', '--plugin', 'notify-team'], { cwd: repo, env });
     expect(result.code, explain(result)).toBe(0);
     expect(result.stdout.split('\n').filter((l) => l.startsWith('wrote '))).toEqual(['wrote orange.config.ts', 'wrote plugins/notify-team.ts', 'wrote plugins/notify-team.test.ts']);
+    // The packages are not on npm: a CLI run from a clone names its own core folder, which npm installs from.
+    const core = join(root, 'packages', 'core');
+    expect(result.stdout).toContain(`test it with: npm install -D vitest zod ${core} && npx vitest run plugins/notify-team.test.ts`);
+    expect(await readFile(join(repo, 'orange.config.ts'), 'utf8')).toContain(`\`npm install -D ${core} zod\` gives your editor the types.`);
     const doctor = await box.json<{ plugins: { name: string; from: string }[] }>(['doctor'], { cwd: repo, env });
     expect(doctor.plugins.find((p) => p.name === 'notify-team')?.from).toMatch(/^plugins\/notify-team\.ts:\d+$/);
 

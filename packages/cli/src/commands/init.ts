@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { basename, join, relative } from 'node:path';
 import { createInterface } from 'node:readline/promises';
@@ -51,7 +51,8 @@ export default class Init extends OrangeCommand {
     const writeConfig = flags.plugin === undefined || present.length === 0;
     if (writeConfig) refuseShadowedConfig(repo.path, present, flags.force);
     const files: Array<{ path: string; text: string }> = [];
-    if (writeConfig) files.push({ path: configFile, text: configText({ harness, harnesses, plugin: flags.plugin }) });
+    const coreSpec = coreInstallSpec(this.config.root);
+    if (writeConfig) files.push({ path: configFile, text: configText({ harness, harnesses, plugin: flags.plugin, coreSpec }) });
     if (flags.plugin !== undefined) {
       files.push({ path: join(repo.path, 'plugins', `${flags.plugin}.ts`), text: pluginText(flags.plugin) });
       files.push({ path: join(repo.path, 'plugins', `${flags.plugin}.test.ts`), text: pluginTestText(flags.plugin) });
@@ -82,7 +83,7 @@ export default class Init extends OrangeCommand {
       else if (project) this.log(`already registered as project ${project.name}`);
       else this.log('not registered; register it with: orange project add');
       if (pluginHint) this.log(`next: ${pluginHint}`);
-      if (flags.plugin !== undefined) this.log(`test it with: npm install -D vitest @orange/core zod && npx vitest run plugins/${flags.plugin}.test.ts`);
+      if (flags.plugin !== undefined) this.log(`test it with: npm install -D vitest zod ${coreSpec} && npx vitest run plugins/${flags.plugin}.test.ts`);
       this.log('check it with: orange doctor');
     });
   }
@@ -140,4 +141,21 @@ async function ask(question: string): Promise<boolean> {
   } finally {
     rl.close();
   }
+}
+
+/**
+ * What `npm install` takes for @orange/core here: the packages are not on npm yet, so a CLI that
+ * runs from a clone of Orange names its own `packages/core` folder (which npm installs from the
+ * path); an installed CLI (from packed tarballs, or one day the registry) names the package.
+ */
+export function coreInstallSpec(cliRoot: string): string {
+  const core = join(cliRoot, '..', 'core');
+  try {
+    const manifest = JSON.parse(readFileSync(join(core, 'package.json'), 'utf8')) as { name?: unknown };
+    // Quoted for a shell when it must be: the line is meant to be pasted.
+    if (manifest.name === '@orange/core') return /^[\w@%+=:,./-]+$/.test(core) ? core : `'${core.replace(/'/g, "'\\''")}'`;
+  } catch {
+    // Not a clone: the package by name.
+  }
+  return '@orange/core';
 }

@@ -12,6 +12,8 @@ export interface ConfigScaffold {
   readonly harnesses: readonly { readonly name: string; readonly installed: boolean }[];
   /** A local plugin to import and list (`--plugin NAME`). */
   readonly plugin?: string;
+  /** What `npm install` takes for @orange/core: its folder in the clone this CLI runs from, else the package name. */
+  readonly coreSpec?: string;
 }
 
 /** A plugin name as `orange init --plugin` takes it: kebab-case, so it is a file name and a plugin name at once. */
@@ -49,7 +51,7 @@ export function configText(scaffold: ConfigScaffold): string {
     '// worktrees. Reference: docs/configuration.md of Orange; `orange doctor` shows what is loaded.',
     '//',
     '// `orange` loads this file with its own @orange/core, zod and @orange/* plugins: nothing needs',
-    '// to be installed for it to run. `npm install -D @orange/core zod` gives your editor the types.',
+    `// to be installed for it to run. \`npm install -D ${scaffold.coreSpec ?? '@orange/core'} zod\` gives your editor the types.`,
     "import { defineConfig } from '@orange/core';",
     ...pluginImport,
     '',
