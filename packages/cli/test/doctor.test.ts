@@ -39,6 +39,15 @@ interface Report {
   notes: string[];
 }
 
+/** A folder holding a stand-in `codex` that prints a version, for a PATH. */
+async function standInCodex(): Promise<string> {
+  const bin = join(box.dir, 'bin-codex');
+  await mkdir(bin, { recursive: true });
+  await writeFile(join(bin, 'codex'), '#!/bin/sh\necho "codex-cli 0.50.0"\n');
+  await chmod(join(bin, 'codex'), 0o755);
+  return bin;
+}
+
 async function configDir(name: string, text: string): Promise<string> {
   const dir = join(box.dir, name);
   await mkdir(dir, { recursive: true });
@@ -150,10 +159,7 @@ export default defineConfig({
 });
 `,
     );
-    const bin = join(box.dir, 'bin-codex');
-    await mkdir(bin, { recursive: true });
-    await writeFile(join(bin, 'codex'), '#!/bin/sh\necho "codex-cli 0.50.0"\n');
-    await chmod(join(bin, 'codex'), 0o755);
+    const bin = await standInCodex();
     const result = await box.orange(['doctor', '--json'], { cwd: dir, env: { PATH: `${bin}:${env.PATH}` } });
     expect(result.code, explain(result)).toBe(0);
     const report = JSON.parse(result.stdout) as Report;
@@ -171,10 +177,7 @@ export default defineConfig({
 
   it('takes the shipped defaults: false config (codex only): the built-in pipeline workflow, whose plugin it does not load, is a note, not 31 problems', async () => {
     const dir = await configDir('codex-only', readFileSync(join(root, 'examples', 'configs', 'codex-only.config.ts'), 'utf8'));
-    const bin = join(box.dir, 'bin-codex-only');
-    await mkdir(bin, { recursive: true });
-    await writeFile(join(bin, 'codex'), '#!/bin/sh\necho "codex-cli 0.50.0"\n');
-    await chmod(join(bin, 'codex'), 0o755);
+    const bin = await standInCodex();
     const result = await box.orange(['doctor', '--json'], { cwd: dir, env: { PATH: `${bin}:${env.PATH}` } });
     expect(result.code, explain(result)).toBe(0);
     const report = JSON.parse(result.stdout) as Report;
