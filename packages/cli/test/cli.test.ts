@@ -209,6 +209,20 @@ describe('errors and usage', () => {
     expect(JSON.parse(json.stdout)).toEqual({ error: 'unknown command "task nope"; run: orange --help', code: 'E_USAGE' });
   });
 
+  it('takes `orange help [COMMAND…]` and `orange version` as --help and --version; help for no such command is the unknown command line', async () => {
+    for (const [typed, flagged] of [
+      [['help'], ['--help']],
+      [['help', 'task'], ['task', '--help']],
+      [['help', 'task', 'create'], ['task', 'create', '--help']],
+      [['version'], ['--version']],
+    ]) {
+      const [a, b] = [await box.orange(typed!), await box.orange(flagged!)];
+      expect(a, typed!.join(' ')).toEqual(b);
+      expect(a.code).toBe(0);
+    }
+    expect(await box.orange(['help', 'nope'])).toMatchObject({ code: 2, stdout: '', stderr: 'orange: unknown command "nope"; run: orange --help' });
+  });
+
   it('prints a stack with ORANGE_DEBUG=1, and only then', async () => {
     const plain = await box.orange(['task', 'show', 'AAAAAAAAAAAAAAAAAAAAA']);
     expect(plain.stderr).not.toMatch(STACK_LINE);
