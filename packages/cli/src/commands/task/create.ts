@@ -30,7 +30,11 @@ export default class TaskCreate extends OrangeCommand {
     project: projectFlag,
     context: Flags.string({ char: 'c', description: 'Requirements and constraints, written as ## Context; "-" reads standard input.' }),
     status: Flags.string({ description: 'Status to create the task in (the workflow lists which are allowed, e.g. pending, clarification, agent-review, reviewing).' }),
-    spawn: Flags.boolean({ description: 'Start the agent now (--no-spawn leaves the task pending).', default: true, allowNo: true }),
+    spawn: Flags.boolean({
+      description: 'Start the task now: its first move, worktree and agent. --no-spawn puts a pending task aside until orange task spawn; a task created in another status gets no worktree or agent until orange task respawn.',
+      default: true,
+      allowNo: true,
+    }),
     harness: Flags.string({ description: 'Harness for the worker (claude, codex, pi, opencode, gemini, command, or a configured one).' }),
     'review-harness': Flags.string({ description: 'Harness for the reviewer.' }),
     effort: Flags.string({ description: 'Effort level passed to the worker harness.' }),
