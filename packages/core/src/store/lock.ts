@@ -5,7 +5,7 @@ import lockfile from 'proper-lockfile';
 import { OrangeError } from '../errors/index.js';
 
 export interface LockOptions {
-  /** Give up after this long waiting for another holder (default 15 s; 0: one try). */
+  /** Give up after this long waiting for another holder (default 30 s; 0: one try). */
   readonly waitMs?: number;
 }
 
@@ -15,10 +15,12 @@ export interface LockOptions {
  * after a few seconds (proper-lockfile refreshes the lock's mtime while it is held).
  */
 export async function withLock<T>(path: string, what: string, fn: () => Promise<T>, options: LockOptions = {}): Promise<T> {
-  const waitMs = options.waitMs ?? 15_000;
+  // 30 s: under steady contention (three writers and an editor on one task, the machine busy) a
+  // waiter can lose the race for longer than 15 s; the lock has no queue.
+  const waitMs = options.waitMs ?? 30_000;
   await mkdir(dirname(path), { recursive: true });
-  // Retried against a deadline, not a count: a count of backed-off retries waited twice as long
-  // as it said (31 s for 15).
+  // Retried against a deadline, not a count: a count of backed-off retries waited for as long as
+  // its randomized pauses added up to (31 s measured where 15 s was meant).
   const deadline = Date.now() + waitMs;
   let pause = 5;
   let release: () => Promise<void>;
