@@ -264,14 +264,9 @@ export class WorktreePool implements WorkspaceProvider, PoolParts {
     });
   }
 
-  /** What the project's worktrees start from: `<remote>/<default>`, or the local default branch without a remote. */
+  /** What the project's worktrees start from: `<remote>/<default>`, or the local default branch without a remote; E_WORKSPACE when neither exists. */
   async baseRef(project: Project): Promise<string> {
     return this.repo(project).baseRef();
-  }
-
-  /** Refuses a project whose default branch exists neither on its remote nor locally (what a worktree starts from). */
-  async checkBase(project: Project): Promise<void> {
-    await this.repo(project).baseRef();
   }
 
   /** The pool's worktrees (of one project, or all), in slot order. */

@@ -47,7 +47,7 @@ describe('createTask', () => {
           init: async () => [],
           list: async () => [],
           gc: async () => ({ freed: [] }),
-          checkBase: async (project) => {
+          baseRef: async (project) => {
             asked.push(project.name);
             throw new OrangeError('E_WORKSPACE', `project ${project.name}: no base`);
           },

@@ -48,7 +48,7 @@ export async function createTask(mover: Mover, input: CreateTaskInput): Promise<
     ...(input.issue ? { issue: input.issue.ref, issue_url: input.issue.url } : {}),
   });
   // A task that is to start now, on a project it cannot start in, is not created at all.
-  if (input.spawn !== false) await mover.orange.maybeSlot('workspaces')?.checkBase?.(project);
+  if (input.spawn !== false) await mover.orange.maybeSlot('workspaces')?.baseRef?.(project);
   // The context is data (an issue's body may hold `## Review`): it cannot open sections of its own.
   const body = input.context && input.context.trim() !== '' ? setSection('', 'Context', inertHeadings(input.context)) : '';
   // Branch uniqueness needs a project-wide lock: two creates for one branch must not both win.

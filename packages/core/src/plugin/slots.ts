@@ -96,14 +96,11 @@ export interface WorkspaceProvider {
   /** Where a branch of that name exists already (`a local branch`, `origin/x`), or null: a task's new branch must be its own. */
   branchTaken?(project: string, name: string): Promise<string | null>;
   /**
-   * Refuses (`E_WORKSPACE`) a project whose default branch exists neither on its remote nor as a
-   * local branch: no worktree could be made for its tasks. Asked before a task is created to start
-   * and before a default branch is set, so that nothing is left half made.
-   */
-  checkBase?(project: Project): Promise<void>;
-  /**
    * The ref a task's worktree starts from and its changes are compared against (`origin/main`, or
-   * the local default branch where there is no remote): prompts name it as `{base}`.
+   * the local default branch where there is no remote): prompts name it as `{base}`. Refuses
+   * (`E_WORKSPACE`) a project whose default branch exists neither on its remote nor locally: asked
+   * before a task is created to start and before a default branch is set, so that nothing is left
+   * half made.
    */
   baseRef?(project: Project): Promise<string>;
   /** Removes the worktrees of a project being unregistered; refuses (removing nothing) if any is in use or dirty. */

@@ -29,7 +29,7 @@ export default class ProjectAdd extends OrangeCommand {
       ...(flags.workflow ? { workflow: flags.workflow } : {}),
     };
     // A branch named by hand must exist (a detected one may not yet: a repository with no commit).
-    if (flags['default-branch'] !== undefined) await orange.maybeSlot('workspaces')?.checkBase?.(input);
+    if (flags['default-branch'] !== undefined) await orange.maybeSlot('workspaces')?.baseRef?.(input);
     const project = await orange.projects.add(input);
     orange.log.info('project added', { project: project.name, path: project.path });
     this.emit({ project }, () => this.log(`added project ${project.name}: ${projectRow(project)}`));

@@ -23,7 +23,7 @@ export default class ProjectUpdate extends OrangeCommand {
     const orange = await this.orange();
     const current = await resolveProject(orange, args.name, undefined, 'name it: orange project update NAME');
     if (flags.workflow) orange.workflow(flags.workflow);
-    if (flags['default-branch'] !== undefined) await orange.maybeSlot('workspaces')?.checkBase?.({ ...current, default_branch: flags['default-branch'] });
+    if (flags['default-branch'] !== undefined) await orange.maybeSlot('workspaces')?.baseRef?.({ ...current, default_branch: flags['default-branch'] });
     const project = await orange.projects.update(current.name, {
       ...(flags['pool-size'] !== undefined ? { pool_size: flags['pool-size'] } : {}),
       ...(flags['default-branch'] !== undefined ? { default_branch: flags['default-branch'] } : {}),
