@@ -199,8 +199,7 @@ export class ProjectRepo {
    * takes exactly those lines out again; a pattern the user had already is not added.
    */
   async exclude(worktree: string, patterns: readonly string[]): Promise<void> {
-    this.excludeFile ??= resolve(worktree, (await this.git.run(worktree, ['rev-parse', '--git-path', 'info/exclude'])).trim());
-    const file = this.excludeFile;
+    const file = await this.excludePath(worktree);
     const existing = await readExclude(file);
     const present = new Set(existing.split('\n').map((l) => l.trim()));
     const missing = [...new Set(patterns)].filter((p) => !present.has(p));
@@ -213,11 +212,17 @@ export class ProjectRepo {
 
   /** Takes the lines `exclude` added out of the repository's exclude file, leaving every other line as it is. */
   async removeExcludes(): Promise<void> {
-    const file = resolve(this.dir, (await this.git.run(this.dir, ['rev-parse', '--git-path', 'info/exclude'])).trim());
+    const file = await this.excludePath(this.dir);
     const existing = await readExclude(file);
     const kept = withoutOrangeLines(existing);
     if (kept !== existing) await writeFileAtomic(file, kept);
   }
+  /** The exclude file git reads, asked from the repository or any of its worktrees (the same file), once. */
+  private async excludePath(from: string): Promise<string> {
+    this.excludeFile ??= resolve(from, (await this.git.run(from, ['rev-parse', '--git-path', 'info/exclude'])).trim());
+    return this.excludeFile;
+  }
+
 
   /** Removes a worktree and its registration; a directory already deleted by hand is only pruned. */
   async removeWorktree(path: string): Promise<void> {

@@ -95,7 +95,8 @@ export async function createTask(mover: Mover, input: CreateTaskInput): Promise<
  */
 async function notStarted(mover: Mover, ref: TaskRef, error: unknown): Promise<unknown> {
   const reason = error instanceof Error ? error.message : String(error);
-  await mover.orange.store.withTaskLock(ref.project, ref.id, async () => mover.writeFresh(await mover.orange.store.read(ref.project, ref.id), { attention: `not started: ${reason}` })).catch(() => undefined);
+  const store = mover.orange.store;
+  await store.withTaskLock(ref.project, ref.id, () => store.update(ref.project, ref.id, { attention: `not started: ${reason}` })).catch(() => undefined);
   // Not an OrangeError: a bug, reported as one.
   if (!(error instanceof OrangeError)) return error;
   return new OrangeError(error.code, `task ${ref.id} was created but not started: ${reason}; once that is fixed start it with orange task spawn ${ref.id}, or remove it with orange task delete ${ref.id}`, {
