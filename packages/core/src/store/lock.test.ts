@@ -9,13 +9,24 @@ afterEach(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
+/** A lock on a fresh path, taken when this returns and held until `letGo` is called; `held` settles once it is released. */
+async function holdLock(): Promise<{ path: string; held: Promise<void>; letGo: () => void }> {
+  dir = await mkdtemp(join(tmpdir(), 'orange-lock-'));
+  const path = join(dir, 'thing');
+  let letGo!: () => void;
+  let taken!: () => void;
+  const lockTaken = new Promise<void>((resolve) => (taken = resolve));
+  const held = withLock(path, 'the thing', () => {
+    taken();
+    return new Promise<void>((resolve) => (letGo = resolve));
+  });
+  await lockTaken;
+  return { path, held, letGo };
+}
+
 describe('withLock', () => {
   it('gives up with E_LOCKED once its wait is over, not twice as late (a held lock, waits of 0.3 s and 1 s)', async () => {
-    dir = await mkdtemp(join(tmpdir(), 'orange-lock-'));
-    const path = join(dir, 'thing');
-    let letGo!: () => void;
-    const held = withLock(path, 'the thing', () => new Promise<void>((resolve) => (letGo = resolve)));
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    const { path, held, letGo } = await holdLock();
     for (const waitMs of [300, 1000]) {
       const started = Date.now();
       const error = await withLock(path, 'the thing', async () => 'taken', { waitMs }).catch((e: unknown) => e);
@@ -31,11 +42,7 @@ describe('withLock', () => {
   });
 
   it('takes the lock as soon as its holder lets go, within the wait', async () => {
-    dir = await mkdtemp(join(tmpdir(), 'orange-lock-'));
-    const path = join(dir, 'thing');
-    let letGo!: () => void;
-    const held = withLock(path, 'the thing', () => new Promise<void>((resolve) => (letGo = resolve)));
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    const { path, held, letGo } = await holdLock();
     const waiting = withLock(path, 'the thing', async () => Date.now(), { waitMs: 5000 });
     const freed = Date.now() + 200;
     setTimeout(() => letGo(), 200);
