@@ -151,7 +151,7 @@ async function seedList(home, count) {
       Array.from({ length: Math.min(BATCH, count - i) }, async (_, k) => {
         const n = i + k;
         const { id, task, history } = taskFiles(n, home);
-        await mkdir(paths.taskDir('bench', id), { recursive: true });
+        await mkdir(paths.agentDir('bench', id), { recursive: true });
         await Promise.all([writeFile(paths.taskFile('bench', id), task), writeFile(paths.historyFile('bench', id), history)]);
         const size = Buffer.byteLength(task);
         taskBytes += size;
@@ -198,7 +198,7 @@ const warmMs = performance.now() - again;
 // The same reads without parsing, to split I/O from parse + validation.
 const dir = join(home, 'tasks', 'bench');
 const read = performance.now();
-await Promise.all((await readdir(dir)).filter((id) => !id.startsWith('.')).map((id) => readFile(join(dir, id, 'TASK.md'), 'utf8')));
+await Promise.all((await readdir(dir)).filter((id) => !id.startsWith('.')).map((id) => readFile(join(dir, id, 'agent', 'TASK.md'), 'utf8')));
 const readMs = performance.now() - read;
 if (tasks.length === 0) throw new Error('no tasks listed');
 console.log(JSON.stringify({ ms, warmMs, readMs, tasks: tasks.length, unreadable: unreadable.length, rssDelta: maxRss - before.rss, heapPeakDelta: peakHeap - before.heapUsed, retained }));

@@ -1,5 +1,5 @@
 /** `orange task section set`: agents write one ## section of TASK.md through the CLI, under the task lock. */
-import { writeFile } from 'node:fs/promises';
+import { readFile, rename, rm, rmdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { TaskMeta } from '@orange/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,6 +23,19 @@ describe('orange task section set', () => {
     expect(task.body).toContain('## Plan\n\nAPPROACH: one file\nTOUCHING: notes.md\n');
     expect((await box.history(meta.id)).at(-1)).toMatchObject({ type: 'section.written', section: 'Plan' });
     await box.json(['task', 'update', '--status', 'working'], { cwd });
+  });
+
+  it("finds the task inside a worktree whose TASK.md link names the file's place before agent/ (a task from an older version)", async () => {
+    const meta = await box.startTask('feature/section-old-layout');
+    const cwd = meta.workspace as string;
+    await rename(box.paths.taskFile(box.project, meta.id), box.paths.legacyTaskFile(box.project, meta.id));
+    await rmdir(box.paths.agentDir(box.project, meta.id));
+    await rm(join(cwd, 'TASK.md'));
+    await symlink(box.paths.legacyTaskFile(box.project, meta.id), join(cwd, 'TASK.md'));
+    await box.json(['task', 'section', 'set', 'Notes', '--text', 'written from the old layout'], { cwd });
+    expect((await box.task(meta.id)).body).toContain('## Notes\n\nwritten from the old layout\n');
+    // Moved on that first read; the old name leads to the new file.
+    expect(await readFile(join(cwd, 'TASK.md'), 'utf8')).toContain('written from the old layout');
   });
 
   it('reads the text from standard input with - or --file -, and from a file with --file, replacing the section each time', async () => {

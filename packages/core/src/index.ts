@@ -51,6 +51,7 @@ export {
   type PromptEvent,
   type AgentCommand,
   type AgentCommandEvent,
+  type SweepEvent,
   type HarnessReplacement,
   type RespawnEvent,
   type RefusalCheck,
@@ -109,6 +110,7 @@ export { parseTaskFile, serializeTask, newTaskMeta } from './store/index.js';
 export { appendHistory, readHistory, ledgerStatus, type HistoryEvent } from './store/index.js';
 export { listTranscripts, pruneTranscripts, TRANSCRIPT_ROTATE_BYTES, TRANSCRIPTS_KEPT, type Transcript } from './store/index.js';
 export { writeFileAtomic } from './store/index.js';
+export { openRegularFile, readRegularFileSync, type OpenedFile, type RegularFileOptions } from './store/index.js';
 export { withLock } from './store/index.js';
 export {
   newTaskId,

@@ -181,7 +181,7 @@ describe('a writer killed with SIGKILL', () => {
 
   it('leaves TASK.md holding one whole version, and its temp files do not break store.list', async () => {
     const ref = await taskIn(box, 'working', { body: 'small\n' });
-    const dir = box.orange.paths.taskDir(ref.project, ref.id);
+    const dir = box.orange.paths.agentDir(ref.project, ref.id);
     const seen = new Set<number>();
     for (let round = 0; round < 5; round++) {
       const writer = startWorker(['write-loop', box.home, ref.project, ref.id, String(BYTES)]);
@@ -223,7 +223,7 @@ describe('a writer killed with SIGKILL', () => {
     await holder.ready;
     holder.proc.kill('SIGKILL');
     expect((await holder.done).signal).toBe('SIGKILL');
-    expect(existsSync(`${box.orange.paths.taskFile(ref.project, ref.id)}.lock`)).toBe(true);
+    expect(existsSync(`${box.orange.paths.taskLockFile(ref.project, ref.id)}.lock`)).toBe(true);
 
     // The lock directory the killed holder left is taken over once stale (proper-lockfile, ~5 s).
     await box.orange.store.patch(ref.project, ref.id, { summary: 'after the kill' });

@@ -44,6 +44,31 @@ describe('the task watcher', () => {
     expect(seen).not.toContain('overflow');
   });
 
+  it("reports a TASK.md saved in the task's agent folder, by rename or in place", async () => {
+    const { paths, seen } = await setup();
+    await mkdir(paths.agentDir('app', A));
+    await writeFile(paths.taskFile('app', A), 'one\n');
+    await watcher!.start();
+    await writeFile(join(paths.agentDir('app', A), '.TASK.md.tmp'), 'two\n');
+    await rename(join(paths.agentDir('app', A), '.TASK.md.tmp'), paths.taskFile('app', A));
+    await vi.waitFor(() => expect(seen).toContain(`app/${A}`), { timeout: 2000 });
+    seen.splice(0);
+    await writeFile(paths.taskFile('app', A), 'three\n');
+    await vi.waitFor(() => expect(seen).toContain(`app/${A}`), { timeout: 2000 });
+  });
+
+  it('follows an agent folder made after the task folder was watched (a new task, or one moved from the layout before agent/)', async () => {
+    const { paths, seen } = await setup();
+    await watcher!.start();
+    await mkdir(paths.agentDir('app', A));
+    await vi.waitFor(() => expect(seen).toContain(`app/${A}`), { timeout: 2000 });
+    // Events of the mkdir itself may still arrive: wait until they are in, then look only at the edit.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    seen.splice(0);
+    await writeFile(paths.taskFile('app', A), 'edited\n');
+    await vi.waitFor(() => expect(seen).toContain(`app/${A}`), { timeout: 2000 });
+  });
+
   it('reports the tasks of a project that appears with them already inside (its folder cannot be watched before they are there)', async () => {
     const { paths, seen } = await setup();
     await watcher!.start();

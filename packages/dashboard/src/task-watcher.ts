@@ -1,5 +1,6 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { mkdir, readdir } from 'node:fs/promises';
+import { basename } from 'node:path';
 import { TASK_ID_PATTERN, type OrangePaths } from '@orange/core';
 
 /** Called with the task whose files changed (or which appeared or went away). */
@@ -10,9 +11,10 @@ const BATCH = 500;
 
 /**
  * Watches `$ORANGE_HOME/tasks` with one `fs.watch` per folder: the tasks folder (new projects),
- * each project's folder (tasks created or deleted) and each task's folder (its state.json,
- * TASK.md and history.jsonl are written there, by rename or append). No file is read or stat'ed:
- * the feed reads the task itself, so watching 10,000 tasks costs 10,000 inotify watches and no I/O.
+ * each project's folder (tasks created or deleted), each task's folder (its state.json and
+ * history.jsonl are written there, by rename or append) and the task's `agent/` folder (TASK.md,
+ * by rename or in place). No file is read or stat'ed: the feed reads the task itself, so watching
+ * 10,000 tasks costs 20,000 inotify watches and no I/O.
  * When the system refuses more watches, `onOverflow` is called once (the feed then polls).
  */
 export class TaskWatcher {
@@ -68,8 +70,15 @@ export class TaskWatcher {
     }
   }
 
+  /** The task's folder (state.json, history.jsonl) and its `agent/` folder (TASK.md, renamed in there by Orange and by editors). */
   private watchTask(project: string, id: string): void {
-    this.add(this.paths.taskDir(project, id), () => this.onChange(project, id));
+    const agentDir = this.paths.agentDir(project, id);
+    this.add(this.paths.taskDir(project, id), (name) => {
+      // `agent/` made after the task's folder was watched (a task being created, or moved from an older layout).
+      if (name === basename(agentDir)) this.add(agentDir, () => this.onChange(project, id));
+      this.onChange(project, id);
+    });
+    this.add(agentDir, () => this.onChange(project, id));
   }
 
   private add(dir: string, listener: (name: string | null) => void): void {

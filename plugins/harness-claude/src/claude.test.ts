@@ -88,13 +88,13 @@ describe('claude harness', () => {
     expect(await (await harness(claude({ bin: 'sh' }))).h.installed()).toBe(true);
   });
 
-  it('writes .claude/settings.local.json allowing orange and the task directory', async () => {
+  it('writes .claude/settings.local.json allowing orange and the agent folder of the task', async () => {
     const { h, home } = await harness();
     const ws = await tempDir();
     await h.prepare!(ws, request({ workspace: ws }));
     const settings = JSON.parse(await readFile(join(ws, '.claude', 'settings.local.json'), 'utf8'));
     expect(settings).toEqual({
-      permissions: { allow: ['Bash(orange:*)'], additionalDirectories: [join(home, 'tasks', 'demo', ID)] },
+      permissions: { allow: ['Bash(orange:*)'], additionalDirectories: [join(home, 'tasks', 'demo', ID, 'agent')] },
     });
   });
 
@@ -113,7 +113,7 @@ describe('claude harness', () => {
       permissions: {
         allow: ['Bash(npm test:*)', 'Bash(orange:*)'],
         deny: ['Read(.env)'],
-        additionalDirectories: [join(home, 'tasks', 'demo', ID)],
+        additionalDirectories: [join(home, 'tasks', 'demo', ID, 'agent')],
       },
     });
   });

@@ -66,7 +66,7 @@ function claudeHarness(options: ResolvedClaudeOptions, paths: OrangePaths): Harn
       return { argv: claudeArgv(options, request) };
     },
     async prepare(workspace, request) {
-      await writeClaudeSettings(workspace, { taskDir: paths.taskDir(request.task.project, request.task.id) });
+      await writeClaudeSettings(workspace, { agentDir: paths.agentDir(request.task.project, request.task.id) });
     },
     headless: {
       tiers: CLAUDE_TIERS,

@@ -5,7 +5,7 @@ import { isJsonObject, readHarnessSettings, writeFileAtomic } from '@orange/core
 /** What Orange needs from Claude Code's permissions in a worktree. */
 export interface ClaudeSettingsInput {
   /** The task's directory under $ORANGE_HOME: TASK.md in the worktree is a link into it. */
-  readonly taskDir: string;
+  readonly agentDir: string;
 }
 
 /** Bash commands every agent may run without asking, even with reduced permissions after a respawn. */
@@ -28,7 +28,7 @@ export async function writeClaudeSettings(workspace: string, input: ClaudeSettin
     permissions: {
       ...permissions,
       allow: union(permissions.allow, ALLOWED_TOOLS),
-      additionalDirectories: union(permissions.additionalDirectories, [input.taskDir]),
+      additionalDirectories: union(permissions.additionalDirectories, [input.agentDir]),
     },
   };
   await mkdir(dir, { recursive: true });

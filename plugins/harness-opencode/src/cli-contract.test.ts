@@ -105,7 +105,7 @@ describe('opencode CLI contract', () => {
       await mkdir(ws);
       await execa('git', ['init', '-q', ws]);
       await writeFile(join(ws, 'opencode.json'), JSON.stringify({ permission: { bash: { '*': 'ask' } } }));
-      await writeOpencodeConfig(ws, { taskDir: '/orange/tasks/demo/t1' });
+      await writeOpencodeConfig(ws, { agentDir: '/orange/tasks/demo/t1/agent' });
       const { exitCode, stdout, all } = await runOpencode(['debug', 'config'], { home, cwd: ws, env: { OPENCODE_CONFIG_CONTENT: reviewerConfigContent(undefined) } });
       expect(exitCode, all).toBe(0);
       const config = JSON.parse(stdout) as { permission: Record<string, Record<string, string>> };

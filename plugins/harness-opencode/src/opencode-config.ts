@@ -5,7 +5,7 @@ import { execa } from 'execa';
 /** What Orange needs from opencode's permissions in a worktree. */
 export interface OpencodeConfigInput {
   /** The task's directory under $ORANGE_HOME: TASK.md in the worktree is a link into it. */
-  readonly taskDir: string;
+  readonly agentDir: string;
 }
 
 /** Bash commands every agent may run without asking, even without `--auto` after a respawn. */
@@ -29,7 +29,7 @@ export async function writeOpencodeConfig(workspace: string, input: OpencodeConf
   const existing = await readHarnessSettings(file);
   const permission = ruleObject(existing.permission, '*');
   permission.bash = withRules(permission.bash, Object.fromEntries(ALLOWED_BASH.map((p) => [p, 'allow' as const])));
-  permission.external_directory = withRules(permission.external_directory, { [`${input.taskDir}/**`]: 'allow' });
+  permission.external_directory = withRules(permission.external_directory, { [`${input.agentDir}/**`]: 'allow' });
   await writeFileAtomic(file, `${JSON.stringify({ ...existing, permission }, null, 2)}\n`);
   return file;
 }

@@ -84,12 +84,12 @@ describe('opencode harness', () => {
     expect(JSON.parse(reviewerConfigContent('not json'))).toEqual({ permission: { bash: { 'gh pr review*': 'deny', 'gh pr comment*': 'deny' } } });
   });
 
-  it('writes opencode.json allowing orange and the task directory', async () => {
+  it('writes opencode.json allowing orange and the agent folder of the task', async () => {
     const { h, home } = await harness();
     const ws = await tempDir();
     await h.prepare!(ws, request({ workspace: ws }));
     expect(await readConfig(ws)).toEqual({
-      permission: { bash: { 'orange *': 'allow' }, external_directory: { [`${join(home, 'tasks', 'demo', ID)}/**`]: 'allow' } },
+      permission: { bash: { 'orange *': 'allow' }, external_directory: { [`${join(home, 'tasks', 'demo', ID, 'agent')}/**`]: 'allow' } },
     });
   });
 
@@ -106,7 +106,7 @@ describe('opencode harness', () => {
       permission: {
         bash: { 'npm *': 'allow', 'orange *': 'allow' },
         edit: 'ask',
-        external_directory: { '*': 'deny', [`${join(home, 'tasks', 'demo', ID)}/**`]: 'allow' },
+        external_directory: { '*': 'deny', [`${join(home, 'tasks', 'demo', ID, 'agent')}/**`]: 'allow' },
       },
     });
     // opencode applies the last matching rule: Orange's come after the user's.
@@ -119,7 +119,7 @@ describe('opencode harness', () => {
     await writeFile(join(ws, 'opencode.json'), JSON.stringify({ permission: 'ask' }));
     await h.prepare!(ws, request({ workspace: ws }));
     expect(await readConfig(ws)).toEqual({
-      permission: { '*': 'ask', bash: { 'orange *': 'allow' }, external_directory: { [`${join(home, 'tasks', 'demo', ID)}/**`]: 'allow' } },
+      permission: { '*': 'ask', bash: { 'orange *': 'allow' }, external_directory: { [`${join(home, 'tasks', 'demo', ID, 'agent')}/**`]: 'allow' } },
     });
   });
 

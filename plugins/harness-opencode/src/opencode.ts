@@ -75,7 +75,7 @@ function opencodeHarness(options: ResolvedOpencodeOptions, paths: OrangePaths): 
       return { argv };
     },
     async prepare(workspace, request) {
-      await writeOpencodeConfig(workspace, { taskDir: paths.taskDir(request.task.project, request.task.id) });
+      await writeOpencodeConfig(workspace, { agentDir: paths.agentDir(request.task.project, request.task.id) });
     },
     headless: {
       tiers: options.tiers,

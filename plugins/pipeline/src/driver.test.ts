@@ -1,7 +1,7 @@
-import { readFileSync, writeFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { definePlugin, type HeadlessRunner, type TaskRef } from '@orange/core';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { definePlugin, type HeadlessRunner, type Orange, type OrangePlugin, type TaskMeta, type TaskRef } from '@orange/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { pipelineBox, type Plan, type PipelineBox } from '../test/pipeline-box.js';
 import { runPipeline } from './driver.js';
@@ -28,6 +28,16 @@ async function drive(options: PipelineOptions, plan: Plan, extra: Parameters<typ
   await runPipeline(b.orange, ref);
   await b.orange.notifications.settle();
   return { b, ref };
+}
+
+/** A plugin that runs `argv` (given the task) in place of every headless run's command, keeping its environment. */
+function runInstead(argv: (meta: TaskMeta, orange: Orange) => string[]): OrangePlugin {
+  return definePlugin({
+    name: 'run-instead',
+    apply(orange) {
+      orange.hooks.agentCommand.tap('run-instead', (command, event) => ({ ...command, argv: argv(event.task.meta, event.orange) }));
+    },
+  });
 }
 
 async function moves(b: PipelineBox, ref: TaskRef): Promise<string[]> {
@@ -142,6 +152,30 @@ describe('the pipeline driver', () => {
     const text = await readFile(join(b.orange.paths.taskDir(ref.project, ref.id), String(checks[0]?.log)), 'utf8');
     expect(text).toContain('(exit 0)');
     expect(text).toContain('CHECK says: all green');
+  });
+
+  it("has each run write its result file in the task's agent folder, reads it, removes it, and keeps the run's log in runs/", async () => {
+    const write = "require('fs').writeFileSync(process.env.ORANGE_RESULT_FILE, JSON.stringify({ phase: process.env.ORANGE_PHASE }))";
+    const { b, ref } = await drive({}, {}, [runInstead(() => [process.execPath, '-e', write])]);
+    expect((await b.meta(ref)).status).toBe('completed');
+    const agentDir = b.orange.paths.agentDir(ref.project, ref.id);
+    const phases = ['classify', 'reproduce', 'fix'];
+    expect(b.resultFiles.map((r) => dirname(r.path))).toEqual(phases.map(() => agentDir));
+    expect(b.resultFiles.map((r) => r.text)).toEqual(phases.map((phase) => JSON.stringify({ phase })));
+    expect(await readdir(agentDir)).toEqual(['TASK.md']);
+    const logs = (await b.orange.store.history(ref.project, ref.id)).filter((e) => e.type === 'pipeline.run').map((e) => String(e.log));
+    expect(logs).toHaveLength(3);
+    for (const log of logs) expect(existsSync(join(b.orange.paths.taskDir(ref.project, ref.id), log))).toBe(true);
+  });
+
+  it('reads no result file the agent made a symlink (to Orange state) or a FIFO, and removes it', async () => {
+    const plant = `const f = process.env.ORANGE_RESULT_FILE;
+      if (process.env.ORANGE_PHASE === 'fix') require('child_process').execFileSync('mkfifo', [f]);
+      else require('fs').symlinkSync(process.argv[1], f);`;
+    const { b, ref } = await drive({}, {}, [runInstead((meta, orange) => [process.execPath, '-e', plant, orange.paths.taskStateFile(meta.project, meta.id)])]);
+    expect((await b.meta(ref)).status).toBe('completed');
+    expect(b.resultFiles.map((r) => r.text)).toEqual([null, null, null]);
+    expect(await readdir(b.orange.paths.agentDir(ref.project, ref.id))).toEqual(['TASK.md']);
   });
 
   it('logs each run the harness cannot price while a budget is in force: it counts $0', async () => {

@@ -1,11 +1,14 @@
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { AGENT_SECRET_VARIABLE, OrangeError, parseSections, renderPrompt, type Orange, type Task, type TaskMeta, type TaskRef } from '@orange/core';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { AGENT_SECRET_VARIABLE, OrangeError, openRegularFile, parseSections, renderPrompt, type Orange, type Task, type TaskMeta, type TaskRef } from '@orange/core';
 import { execa } from 'execa';
 import { writeCheckpoint } from './checkpoint.js';
 import { pipelineOf, type PipelineInstance } from './instance.js';
 import { noticeNotification, type Notice } from './notice.js';
 import { afterChecks, afterFailure, afterPhaseRun, nextTier, overBudget, pipelineFields, roundUsd, routeFor, spentUsd, type PipelineFields } from './policy.js';
+
+/** A headless run's result file larger than this is not read (the agent wrote it: it may be anything). */
+const RESULT_FILE_MAX_BYTES = 8 * 1024 * 1024;
 
 /**
  * The pipeline driver (`orange pipeline run`): runs a task from its current state until it
@@ -233,7 +236,10 @@ async function headlessRun(orange: Orange, pipeline: PipelineInstance, task: Tas
   const headless = harness.headless!;
   const runs = await runsDir(orange, task);
   const stamp = `${runStamp()}-${input.phase}`;
-  const resultFile = join(runs, `${stamp}.result.json`);
+  // In the task's agent folder: the one a runtime that runs the agent elsewhere (a container) gives it to write in.
+  const agentDir = orange.paths.agentDir(task.meta.project, task.meta.id);
+  await mkdir(agentDir, { recursive: true });
+  const resultFile = join(agentDir, `${stamp}.result.json`);
   const workspace = task.meta.workspace ?? process.cwd();
   const model = input.model || null;
   if (pipelineFields(task.meta).budgetUsd > 0 && headless.canPrice?.(model) === false) {
@@ -257,12 +263,29 @@ async function headlessRun(orange: Orange, pipeline: PipelineInstance, task: Tas
     stdin: 'ignore',
     timeout: pipeline.settings.runTimeoutMs,
   });
-  const written = await readFile(resultFile, 'utf8').catch(() => null);
+  const written = await readResultFile(orange, task, resultFile);
   const result = headless.result({ exitCode: child.exitCode ?? 1, stdout: String(child.stdout ?? ''), stderr: String(child.stderr ?? ''), resultFile: written, model });
   await writeFile(join(runs, `${stamp}.log`), `$ ${command.argv.slice(0, 1).join(' ')} … (exit ${child.exitCode ?? child.signal})\n--- stdout\n${child.stdout}\n--- stderr\n${child.stderr}\n`);
-  await rm(resultFile, { force: true });
+  // recursive: the agent may have left a directory under that name.
+  await rm(resultFile, { force: true, recursive: true });
   await appendEvent(orange, task, { type: 'pipeline.run', phase: input.phase, tier: input.model, ok: result.ok, cost_usd: result.costUsd, log: `runs/${stamp}.log` });
   return result;
+}
+
+/**
+ * The result file a headless run wrote, as text; null when it wrote none. The agent wrote it in a
+ * folder it owns, so only a regular file of at most RESULT_FILE_MAX_BYTES is read: no FIFO, no
+ * device, and no symlink at all.
+ */
+async function readResultFile(orange: Orange, task: Task, path: string): Promise<string | null> {
+  try {
+    const file = await openRegularFile(path, { maxBytes: RESULT_FILE_MAX_BYTES, within: null, what: `the ${basename(path)} result file of task ${task.meta.id}` });
+    await file?.handle.close();
+    return file?.text ?? null;
+  } catch (error) {
+    orange.log.warn('headless result file not read', { task: task.meta.id, error: error instanceof Error ? error.message : String(error) });
+    return null;
+  }
 }
 
 async function appendEvent(orange: Orange, task: Task, event: { type: string } & Record<string, unknown>): Promise<void> {

@@ -19,6 +19,8 @@ export interface PipelineBox {
   readonly runs: string[];
   /** Every notification the recording notifier was sent. */
   readonly notified: Notification[];
+  /** Each headless run's result file: where it was to be written, and the text the harness was given from it. */
+  readonly resultFiles: Array<{ readonly path: string; readonly text: string | null }>;
   /** A new pipeline task in project `demo`, created without starting it. */
   task(summary?: string): Promise<TaskRef>;
   /** A new task moved to `executing`, routed to the one phase `fix` at tier `small`, as the driver would. */
@@ -48,6 +50,8 @@ export async function pipelineBox(options: PipelineOptions = {}, plan: Plan = {}
   const runs: string[] = [];
   const spawned: string[] = [];
   const notified: Notification[] = [];
+  const resultFiles: Array<{ path: string; text: string | null }> = [];
+  let currentResultFile = '';
   const used: Record<string, number> = {};
   // The phase of the run in progress: command() is told it, result() is not.
   let currentPhase = '';
@@ -69,6 +73,7 @@ export async function pipelineBox(options: PipelineOptions = {}, plan: Plan = {}
           tiers: ['small', 'big'],
           command: (request) => {
             currentPhase = request.phase;
+            currentResultFile = request.resultFile;
             return { argv: ['true'] };
           },
           result: (run) => {
@@ -76,6 +81,7 @@ export async function pipelineBox(options: PipelineOptions = {}, plan: Plan = {}
             const n = used[phase] ?? 0;
             used[phase] = n + 1;
             runs.push(`${phase}@${run.model ?? ''}`);
+            resultFiles.push({ path: currentResultFile, text: run.resultFile });
             const entry = plan[phase]?.[n] ?? {};
             // What else happens while the run is going (someone edits TASK.md, …).
             entry.during?.();
@@ -99,6 +105,7 @@ export async function pipelineBox(options: PipelineOptions = {}, plan: Plan = {}
     spawned,
     runs,
     notified,
+    resultFiles,
     async task(summary = 'fix it') {
       const { task } = await orange.engine.createTask({ project: 'demo', summary, spawn: false });
       return { project: 'demo', id: task.meta.id };

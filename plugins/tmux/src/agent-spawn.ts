@@ -89,7 +89,7 @@ export async function spawnAgent(ctx: ActionContext, role: AgentRole, setup: Spa
   // A runtime plugin may wrap the command (a container); the wrapper below still reports its exit.
   const launched = await orange.hooks.agentCommand.promise(
     { argv: command.argv, env: agentEnv({ task: meta, role, prompt, workspace, spawnId, secret, paths: orange.paths, socketName: setup.socketName, harnessEnv: command.env }), cwd: workspace },
-    { orange, task: ctx.task, run: { kind: 'terminal', role, spawnId } },
+    { orange, task: ctx.task, run: { kind: 'terminal', role, spawnId, internal: harness.internal === true } },
   );
   if (launched.argv.length === 0) throw new OrangeError('E_HARNESS', `the agentCommand hook left the ${role}'s command empty`);
   const env = launched.env;

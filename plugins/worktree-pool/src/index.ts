@@ -9,7 +9,8 @@ export { WorktreePool } from './worktree-pool.js';
 /**
  * The workspace provider: a per-project pool of git worktrees. Provides the `workspaces` slot and
  * the actions `acquire_workspace`, `release_workspace` and `spawn_next`; vetoes a transition
- * that needs a worktree when the project's pool is exhausted.
+ * that needs a worktree when the project's pool is exhausted; keeps each worktree's TASK.md link
+ * right before an agent starts (`agentCommand`).
  */
 export function worktreePool(options: WorktreePoolOptionsInput = {}): OrangePlugin {
   const parsed = parseWorktreePoolOptions(options);
@@ -24,6 +25,11 @@ export function worktreePool(options: WorktreePoolOptionsInput = {}): OrangePlug
       orange.hooks.actions.for('acquire_workspace').tapPromise(PLUGIN_NAME, (ctx) => pool.acquire(ctx));
       orange.hooks.actions.for('release_workspace').tapPromise(PLUGIN_NAME, (ctx) => pool.release(ctx));
       orange.hooks.actions.for('spawn_next').tapPromise(PLUGIN_NAME, (ctx) => pool.spawnNext(ctx));
+      // Early: the link is right before a runtime plugin wraps the command (a container mounts what it names).
+      orange.hooks.agentCommand.tapPromise({ name: PLUGIN_NAME, stage: -100 }, async (command, event) => {
+        await pool.relinkBeforeStart(event.task.meta);
+        return command;
+      });
     },
   });
 }

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { lstat, mkdir, readFile, readlink, rm, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readFile, readlink, rename, rm, rmdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { listProcesses, processesInside, TransitionRefused, type Orange, type Task, type WorkflowInput } from '@orange/core';
 import { execa } from 'execa';
@@ -128,6 +128,24 @@ describe('acquire_workspace', () => {
     await writeFile(join(wt, '.fake-harness', 'settings.json'), '{}\n');
     expect(await git(wt, 'status', '--porcelain')).toBe('');
     expect((await s.orange.store.history('demo', task.meta.id)).map((e) => e.type)).toContain('workspace.acquired');
+  });
+
+  it("points an upgraded task's TASK.md link (to the file's old place) at its new place before the agent starts", async () => {
+    const s = await sandbox();
+    const task = await start(s.orange);
+    const wt = task.meta.workspace as string;
+    const { paths } = s.orange;
+    // As an older version left it: TASK.md beside state.json, the worktree's link naming it there.
+    await rename(paths.taskFile('demo', task.meta.id), paths.legacyTaskFile('demo', task.meta.id));
+    await rmdir(paths.agentDir('demo', task.meta.id));
+    await rm(join(wt, 'TASK.md'));
+    await symlink(paths.legacyTaskFile('demo', task.meta.id), join(wt, 'TASK.md'));
+    const current = await s.orange.store.read('demo', task.meta.id);
+    const command = { argv: ['agent'], env: {}, cwd: wt };
+    const run = { kind: 'headless', phase: 'plan' } as const;
+    expect(await s.orange.hooks.agentCommand.promise(command, { orange: s.orange, task: current, run })).toEqual(command);
+    expect(await readlink(join(wt, 'TASK.md'))).toBe(paths.taskFile('demo', task.meta.id));
+    expect(await readFile(join(wt, 'TASK.md'), 'utf8')).toContain(task.meta.id);
   });
 
   it('appends each exclude line once, however many tasks acquire', async () => {

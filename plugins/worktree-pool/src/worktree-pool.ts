@@ -1,4 +1,6 @@
 import { existsSync } from 'node:fs';
+import { readlink } from 'node:fs/promises';
+import { join } from 'node:path';
 import {
   OrangeError,
   type ActionContext,
@@ -83,6 +85,29 @@ export class WorktreePool implements WorkspaceProvider, PoolParts {
     if (meta.workspace !== path) {
       await ctx.update({ workspace: path });
       await ctx.record({ type: 'workspace.acquired', workspace: path, branch: meta.branch });
+    }
+  }
+
+  /**
+   * `agentCommand` (before every agent starts, in a terminal or headless): points the worktree's
+   * TASK.md link at the task file's place if it names another. A task that acquired its worktree
+   * before an upgrade moved TASK.md into the task's `agent/` folder keeps a link to the old place,
+   * and `acquire` does not run again while the task holds its worktree. One `readlink` when the
+   * link is right; a start is not refused for a link that cannot be made (the acquire reported it).
+   */
+  async relinkBeforeStart(meta: TaskMeta): Promise<void> {
+    const worktree = meta.workspace;
+    if (!worktree) return;
+    const taskFile = this.orange.paths.taskFile(meta.project, meta.id);
+    if ((await readlink(join(worktree, TASK_LINK)).catch(() => null)) === taskFile) return;
+    const { workspaces } = await this.file.read();
+    // Only a worktree of this pool that this task holds: never a link in someone else's.
+    if (!workspaces.some((e) => e.path === worktree && e.task === meta.id)) return;
+    try {
+      await this.repo(await this.orange.projects.get(meta.project)).linkTask(worktree, taskFile);
+      this.log.info('TASK.md link pointed at the task file', { task: meta.id, workspace: worktree });
+    } catch (error) {
+      this.log.warn('TASK.md link could not be made', { task: meta.id, workspace: worktree, error: error instanceof Error ? error.message : String(error) });
     }
   }
 

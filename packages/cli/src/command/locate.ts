@@ -69,7 +69,7 @@ function ownedProjectName(orange: Orange, dir: string): string | undefined {
   return /^(.+)--\d+$/.exec(inside.split(sep)[0] ?? '')?.[1];
 }
 
-/** Walks up from `cwd` to a `TASK.md` that links into `$ORANGE_HOME/tasks/<project>/<id>/`. */
+/** Walks up from `cwd` to a `TASK.md` that links into `$ORANGE_HOME/tasks/<project>/<id>/agent/`. */
 async function taskRefFromDirectory(orange: Orange, cwd: string): Promise<{ project: string; id: string } | null> {
   const tasksDir = await realpath(orange.paths.tasksDir).catch(() => orange.paths.tasksDir);
   let dir = cwd;
@@ -87,10 +87,12 @@ async function taskRefFromDirectory(orange: Orange, cwd: string): Promise<{ proj
   }
 }
 
+/** `<project>/<id>/agent/TASK.md` under the tasks folder, or `<project>/<id>/TASK.md` (a task from before `agent/`, not read since). */
 function taskRefFromPath(inside: string): { project: string; id: string } | null {
   const parts = inside.split(sep);
-  if (parts.length !== 3 || parts[0] === '..' || parts[2] !== 'TASK.md') return null;
-  const [project, id] = parts as [string, string, string];
+  const known = parts.length === 4 ? parts[2] === 'agent' : parts.length === 3;
+  if (!known || parts[0] === '..' || parts.at(-1) !== 'TASK.md') return null;
+  const [project, id] = parts as [string, string];
   return TASK_ID_PATTERN.test(id) ? { project, id } : null;
 }
 

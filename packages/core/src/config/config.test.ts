@@ -444,7 +444,7 @@ describe('ORANGE_HOME', () => {
     const paths = OrangePaths.fromEnv({ ORANGE_HOME: join(dir, 'data') });
     expect(paths.home).toBe(join(dir, 'data'));
     expect(paths.projectsFile).toBe(join(dir, 'data', 'projects.json'));
-    expect(paths.taskFile('demo', 'x')).toBe(join(dir, 'data', 'tasks', 'demo', 'x', 'TASK.md'));
+    expect(paths.taskFile('demo', 'x')).toBe(join(dir, 'data', 'tasks', 'demo', 'x', 'agent', 'TASK.md'));
   });
 
   it('defaults to ~/orange when unset or blank', () => {

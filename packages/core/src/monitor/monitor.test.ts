@@ -137,7 +137,7 @@ describe('a task another process is moving', () => {
     const ref = await taskIn(box, 'working');
     const { withLock } = await import('../store/lock.js');
     const monitor = new Monitor(box.orange);
-    const busy = await withLock(box.orange.paths.taskFile(ref.project, ref.id), 'a move in another process', () => monitor.pass());
+    const busy = await withLock(box.orange.paths.taskLockFile(ref.project, ref.id), 'a move in another process', () => monitor.pass());
     expect(busy).toMatchObject({ busy: [ref.id], exits: [] });
     // Waiting would have taken the lock helper's 15 s and then failed.
     expect(busy.durationMs).toBeLessThan(5_000);

@@ -17,6 +17,7 @@ import type {
   PromptEvent,
   PullRequestEvent,
   RespawnEvent,
+  SweepEvent,
   TaskEvent,
   TransitionEvent,
   TransitionRefusedEvent,
@@ -41,6 +42,7 @@ export function createHooks(): OrangeHooks {
     agentCommand: new AsyncSeriesWaterfallHook<[AgentCommand, AgentCommandEvent]>(['command', 'event']),
     classify: new AsyncSeriesBailHook<[ClassifyEvent], Classification | undefined | void>(['event']),
     pipelineNotice: new AsyncSeriesHook<[PipelineNoticeEvent]>(['event']),
+    sweep: new AsyncSeriesHook<[SweepEvent]>(['event']),
     actions: new HookMap((name: string) => new AsyncSeriesHook<[ActionContext]>(['context'], name)),
   });
 }

@@ -117,6 +117,12 @@ export interface OrangeHooks {
    * budget), after the move, which carried its `pipeline.<kind>` notification; taps observe.
    */
   readonly pipelineNotice: AsyncSeriesHook<[PipelineNoticeEvent]>;
+  /**
+   * Each plugin looks for what it leaves outside Orange's files that no task owns any more (a
+   * runtime's containers, …): `orange doctor` reports them (`remove` false), `orange workspace gc`
+   * removes them (`remove` true). Taps add one line per thing to `found`.
+   */
+  readonly sweep: AsyncSeriesHook<[SweepEvent]>;
   /** Transition actions by name; a workflow may only name actions some plugin taps. */
   readonly actions: HookMap<AsyncSeriesHook<[ActionContext]>>;
 }
@@ -212,7 +218,25 @@ export interface AgentCommand {
 
 /** Which agent a command starts: a worker or reviewer in a terminal, or one headless run. */
 export interface AgentCommandEvent extends TaskEvent {
-  readonly run: { readonly kind: 'terminal'; readonly role: AgentRole; readonly spawnId: string } | { readonly kind: 'headless'; readonly phase: string };
+  readonly run:
+    | {
+        readonly kind: 'terminal';
+        readonly role: AgentRole;
+        readonly spawnId: string;
+        /** The harness starts Orange's own code (the pipeline driver), not an agent: a runtime that isolates agents leaves it on the host. */
+        readonly internal: boolean;
+      }
+    | { readonly kind: 'headless'; readonly phase: string };
+}
+
+export interface SweepEvent {
+  readonly orange: Orange;
+  /** Only this project's leftovers (every project's when undefined). */
+  readonly project: string | undefined;
+  /** Remove what is found (`workspace gc`), or only report it (`doctor`). */
+  readonly remove: boolean;
+  /** One line per leftover: what it is and, when `remove`, that it was removed. */
+  readonly found: string[];
 }
 
 export interface PromptEvent extends TaskEvent {

@@ -25,7 +25,8 @@ export interface TempFile {
 export async function writeTemp(path: string, content: string, options: { sync?: boolean; backdate?: boolean } = {}): Promise<TempFile> {
   await mkdir(dirname(path), { recursive: true });
   const temp = tempPath(path);
-  const handle = await open(temp, 'w', 0o644);
+  // 'wx': the folder may be an agent's (TASK.md's), so a link it planted under this name is never followed.
+  const handle = await open(temp, 'wx', 0o644);
   try {
     await handle.writeFile(content, 'utf8');
     if (options.backdate) {

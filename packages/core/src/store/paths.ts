@@ -5,6 +5,7 @@ import { OrangeError } from '../errors/index.js';
 import { GATEWAY_SOCKETS, orangeHomeFor } from '../gateway/index.js';
 
 const TASK_FILE = 'TASK.md';
+const AGENT_DIR = 'agent';
 const STATE_FILE = 'state.json';
 const HISTORY_FILE = 'history.jsonl';
 
@@ -107,8 +108,27 @@ export class OrangePaths {
     return join(this.home, 'tasks', project, id);
   }
 
+  /**
+   * The only folder of a task an agent's container may mount read-write: TASK.md (written by
+   * rename, so its folder is mounted, not the file) and the headless runs' result files. Nothing
+   * else of Orange's (state, ledger, identities, logs, the task lock) may ever be put here.
+   */
+  agentDir(project: string, id: string): string {
+    return join(this.home, 'tasks', project, id, AGENT_DIR);
+  }
+
   taskFile(project: string, id: string): string {
+    return join(this.home, 'tasks', project, id, AGENT_DIR, TASK_FILE);
+  }
+
+  /** Where TASK.md lived before it had `agent/` (a home from an older version; moved on first read, see task-layout.ts). */
+  legacyTaskFile(project: string, id: string): string {
     return join(this.home, 'tasks', project, id, TASK_FILE);
+  }
+
+  /** The task lock's path (`withLock`): its lock dir `task.lock/` is in the task's folder, out of an agent's reach in `agent/`. */
+  taskLockFile(project: string, id: string): string {
+    return join(this.home, 'tasks', project, id, 'task');
   }
 
   /** The engine's fields of record for a task (TASK.md's front matter is rendered from it). */
@@ -119,7 +139,7 @@ export class OrangePaths {
   /** TASK.md, state.json and history.jsonl of a task from one path join (the listing index stats them for 10,000 tasks). */
   taskFiles(project: string, id: string): { readonly task: string; readonly state: string; readonly history: string } {
     const dir = `${this.taskDir(project, id)}${sep}`;
-    return { task: dir + TASK_FILE, state: dir + STATE_FILE, history: dir + HISTORY_FILE };
+    return { task: `${dir}${AGENT_DIR}${sep}${TASK_FILE}`, state: dir + STATE_FILE, history: dir + HISTORY_FILE };
   }
 
   /** The per-project listing index (a cache checked against the task files on every read). */

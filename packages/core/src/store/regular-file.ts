@@ -15,8 +15,8 @@ export interface OpenedFile {
 export interface RegularFileOptions {
   /** Larger files are refused unread (a TASK.md linked to /dev/zero must not eat memory). */
   readonly maxBytes: number;
-  /** A symlink is followed only when its target lies inside this directory. */
-  readonly within: string;
+  /** A symlink is followed only when its target lies inside this directory; null: never (a file someone else wrote in a folder of theirs). */
+  readonly within: string | null;
   /** Names the file in messages, e.g. `task X: TASK.md`. */
   readonly what: string;
 }
@@ -38,8 +38,9 @@ function kindOf(stat: { isFIFO(): boolean; isCharacterDevice(): boolean; isBlock
 
 /**
  * Opens and reads a file only if it is a regular file no larger than `maxBytes`; FIFOs, devices,
- * directories and symlinks leading out of `within` are refused (E_UNREADABLE) without being opened
- * for reading. Returns null when the file does not exist. The caller closes `handle`.
+ * directories and symlinks leading out of `within` (any symlink, when it is null) are refused
+ * (E_UNREADABLE) without being opened for reading. Returns null when the file does not exist. The
+ * caller closes `handle`.
  */
 export async function openRegularFile(path: string, options: RegularFileOptions): Promise<OpenedFile | null> {
   let target = path;
@@ -51,8 +52,10 @@ export async function openRegularFile(path: string, options: RegularFileOptions)
     throw error;
   }
   if (link.isSymbolicLink()) {
+    if (options.within === null) throw unreadable(options.what, 'it is a symlink');
+    const within = options.within;
     const resolved = await realpath(path).catch(() => null);
-    target = linkTarget(resolved, resolved === null ? '' : await realpath(options.within).catch(() => options.within), options);
+    target = linkTarget(resolved, resolved === null ? '' : await realpath(within).catch(() => within), options);
     link = await lstat(target);
   }
   checkRegular(link, options);
@@ -83,6 +86,7 @@ export function readRegularFileSync(path: string, options: RegularFileOptions): 
   let link = lstatSync(path, { throwIfNoEntry: false });
   if (link === undefined) return null;
   if (link.isSymbolicLink()) {
+    if (options.within === null) throw unreadable(options.what, 'it is a symlink');
     const resolved = realpathSyncOrNull(path);
     target = linkTarget(resolved, realpathSyncOrNull(options.within) ?? options.within, options);
     link = lstatSync(target);

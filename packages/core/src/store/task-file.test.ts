@@ -65,7 +65,7 @@ describe('parseTaskFile refuses every front matter engine but YAML', () => {
 
   it('refuses a ---js TASK.md on disk through store.read, and store.list reports it unreadable, running nothing', async () => {
     const store = new TaskStore(new OrangePaths(dir));
-    await mkdir(store.paths.taskDir('demo', ID), { recursive: true });
+    await mkdir(store.paths.agentDir('demo', ID), { recursive: true });
     await writeFile(store.paths.taskFile('demo', ID), payload('js'));
     await expect(store.read('demo', ID)).rejects.toMatchObject({ code: 'E_FRONTMATTER', message: expect.stringContaining('"---js"') });
     const listed = await store.list('demo');

@@ -9,6 +9,7 @@ import { assertProjectName, assertTaskId } from './names.js';
 import type { OrangePaths } from './paths.js';
 import { openRegularFile, readAll, readRegularFileSync, type OpenedFile } from './regular-file.js';
 import { parseFrontMatter, serializeTask, splitTaskFile, taskMetaFrom } from './task-file.js';
+import { moveLegacyTaskFile } from './task-layout.js';
 import { readTaskState, writeTaskState } from './task-state-file.js';
 import { reconcile, stateAfterRender, type FieldMismatch, type TaskState } from './task-state.js';
 
@@ -71,8 +72,14 @@ export class TaskFiles {
   async settle(project: string, id: string, state: TaskState | null): Promise<Settled> {
     const path = this.paths.taskFile(project, id);
     const deadline = Date.now() + this.settleMs;
+    let triedLegacy = false;
     for (let pause = 2; ; pause = Math.min(pause * 2, 50)) {
-      const file = await openRegularFile(path, { maxBytes: TASK_FILE_MAX_BYTES, within: this.paths.taskDir(project, id), what: `task ${id}: TASK.md` });
+      const file = await openRegularFile(path, { maxBytes: TASK_FILE_MAX_BYTES, within: this.paths.agentDir(project, id), what: `task ${id}: TASK.md` });
+      if (file === null && !triedLegacy) {
+        // A task from before TASK.md had its own folder is moved there on its first read.
+        triedLegacy = true;
+        if (await moveLegacyTaskFile(this.paths, project, id)) continue;
+      }
       if (file === null) {
         // A state with no TASK.md: the file was deleted, or an editor is between unlink and create.
         if (state !== null) return { file: null, fields: null, body: '' };
@@ -216,9 +223,8 @@ export class TaskFiles {
     read: OpenedFile | null,
     precheck: boolean,
   ): Promise<{ kind: 'written'; state: TaskState; text: string } | { kind: 'replaced' | 'edited'; state: TaskState }> {
-    const dir = this.paths.taskDir(project, id);
     const path = this.paths.taskFile(project, id);
-    if (written === previous) await removeStaleTemps(dir);
+    if (written === previous) await removeStaleTemps(dirname(path));
     const text = serializeTask(task);
     // No fsync: TASK.md's fields of record are in the state (synced); its body is the agents'.
     // Backdated: the identity kept as `rendered` must differ from any editor's save after it.
@@ -314,7 +320,8 @@ export class TaskFiles {
    */
   viewAtOnce(project: string, id: string, state: TaskState | null): TaskInspection | null {
     const path = this.paths.taskFile(project, id);
-    const file = readRegularFileSync(path, { maxBytes: TASK_FILE_MAX_BYTES, within: this.paths.taskDir(project, id), what: `task ${id}: TASK.md` });
+    // Null also for a TASK.md still at its old place: `inspect` (async) moves it.
+    const file = readRegularFileSync(path, { maxBytes: TASK_FILE_MAX_BYTES, within: this.paths.agentDir(project, id), what: `task ${id}: TASK.md` });
     if (file === null) return null;
     let parsed: { fields: TaskMeta; body: string };
     try {

@@ -113,7 +113,7 @@ describe('odd files', () => {
 
   it('removes temp files left by killed writers on the next write, and keeps a live writer\'s', async () => {
     const ref = await taskIn(box, 'planning');
-    const dir = box.orange.paths.taskDir('demo', ref.id);
+    const dir = box.orange.paths.agentDir('demo', ref.id);
     await writeFile(join(dir, '.TASK.md.999999.deadbeef.tmp'), 'torn');
     await writeFile(join(dir, `.TASK.md.${process.pid}.cafebabe.tmp`), 'ours');
     await box.orange.store.patch('demo', ref.id, { summary: 'next' });

@@ -117,7 +117,8 @@ export class TaskStore {
     const { project, id } = task.meta;
     assertProjectName(project);
     assertTaskId(id);
-    await mkdir(this.paths.taskDir(project, id), { recursive: true });
+    // TASK.md's own folder (`agent/`), made with the task's: the task lock stays outside it.
+    await mkdir(this.paths.agentDir(project, id), { recursive: true });
     return this.withTaskLock(project, id, async () => {
       await this.files.render(project, id, null, null, task, null, false);
       await this.appendHistory(project, id, { type: 'task.created', status: task.meta.status, branch: task.meta.branch, ...(options.held ? { held: true } : {}) });
@@ -170,9 +171,9 @@ export class TaskStore {
    * waited for: the call throws E_LOCKED at once.
    */
   withTaskLock<T>(project: string, id: string, fn: () => Promise<T>): Promise<T> {
-    const file = this.paths.taskFile(project, id);
+    const lock = this.paths.taskLockFile(project, id);
     const options = this.lockWaits.getStore() === false ? { waitMs: 0 } : {};
-    return withLock(file, `task ${id}`, () => this.locksHeld.run(new Set([...(this.locksHeld.getStore() ?? []), file]), fn), options);
+    return withLock(lock, `task ${id}`, () => this.locksHeld.run(new Set([...(this.locksHeld.getStore() ?? []), lock]), fn), options);
   }
 
   /**
@@ -186,7 +187,7 @@ export class TaskStore {
 
   /** True inside `withTaskLock(project, id, …)` (in this async context, not elsewhere in the process). */
   holdsTaskLock(project: string, id: string): boolean {
-    return this.locksHeld.getStore()?.has(this.paths.taskFile(project, id)) ?? false;
+    return this.locksHeld.getStore()?.has(this.paths.taskLockFile(project, id)) ?? false;
   }
 
   appendHistory(project: string, id: string, event: Omit<HistoryEvent, 'timestamp'>): Promise<HistoryEvent> {
@@ -202,7 +203,7 @@ export class TaskStore {
     return ledgerStatus(await this.history(project, id));
   }
 
-  /** Removes a task's directory (TASK.md, state and history). */
+  /** Removes a task's directory (TASK.md's `agent/`, state and history). */
   async remove(project: string, id: string): Promise<void> {
     assertProjectName(project);
     assertTaskId(id);
