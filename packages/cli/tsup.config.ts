@@ -101,10 +101,15 @@ const bundle = packageBuild({
 });
 
 // What bin/run.cjs runs: the gateway's small client, then (when no gateway answers) the bundle
-// through the code cache. And the wrapper every agent runs in (`agentWrapperPath`). CommonJS, and
-// one file each: an agent's call through a long-running Orange loads nothing else.
+// through the code cache. And the wrapper every agent runs in (`agentWrapperPath`), and the docker
+// runtime's container runner. CommonJS, and one file each: an agent's call through a long-running
+// Orange loads nothing else.
 const entry = packageBuild({
-  entry: { entry: 'src/startup/entry.ts', 'agent-wrapper': '../../plugins/tmux/src/agent-wrapper.ts' },
+  entry: {
+    entry: 'src/startup/entry.ts',
+    'agent-wrapper': '../../plugins/tmux/src/agent-wrapper.ts',
+    'container-runner': '../../plugins/runtime-docker/src/container-runner.ts',
+  },
   format: ['cjs'],
   dts: false,
   clean: false,

@@ -13,7 +13,8 @@
 // `feedback: …` when a notification arrives, then acted on like a failed review.
 //
 // Everything it does is printed (visible with `orange task attach`) and appended to
-// $ORANGE_HOME/agent-logs/<task-id>.log.
+// $ORANGE_HOME/agent-logs/<task-id>.log ($ORANGE_AGENT_LOG_DIR/<task-id>.log where that is set: in a
+// container, $ORANGE_HOME holds only the agents' socket).
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,7 +25,7 @@ const env = process.env;
 const role = env.ORANGE_ROLE ?? 'worker';
 const taskFile = env.ORANGE_TASK_FILE ?? 'TASK.md';
 const taskId = env.ORANGE_TASK_ID ?? 'unknown';
-const logDir = join(env.ORANGE_HOME ?? '.', 'agent-logs');
+const logDir = env.ORANGE_AGENT_LOG_DIR ?? join(env.ORANGE_HOME ?? '.', 'agent-logs');
 mkdirSync(logDir, { recursive: true });
 
 function log(message) {

@@ -35,10 +35,9 @@ export function perlSocket(socketPath: string, env: NodeJS.ProcessEnv = process.
         if (!isAbsolute(dir)) continue;
         const perl = join(dir, 'perl');
         if (!(await access(perl, constants.X_OK).then(() => true, () => false))) continue;
-        const asked = await quickRun(perl, ['-MSocket', '-e', PACK, socketPath]);
-        const [family, type, address] = asked.exitCode === 0 ? asked.stdout.split(' ') : [];
-        if (!family || !type || !address || !/^[0-9a-f]+$/.test(address)) return null;
-        return { perl, socket: { path: socketPath, family: Number(family), type: Number(type), address } };
+        const asked = await quickRun(perl, perlSocketArgs(socketPath));
+        const socket = asked.exitCode === 0 ? parsePerlSocket(socketPath, asked.stdout) : null;
+        return socket ? { perl, socket } : null;
       }
       return null;
     })();
@@ -49,6 +48,18 @@ export function perlSocket(socketPath: string, env: NodeJS.ProcessEnv = process.
 
 // Dies (exit non-zero) for a path pack_sockaddr_un cannot hold.
 const PACK = 'die if length($ARGV[0]) >= 104; print join(" ", Socket::AF_UNIX(), Socket::SOCK_STREAM(), unpack("H*", Socket::pack_sockaddr_un($ARGV[0])))';
+
+/** Perl's arguments that print what the client needs to connect to `socketPath` on that perl's system (read with {@link parsePerlSocket}). */
+export function perlSocketArgs(socketPath: string): string[] {
+  return ['-MSocket', '-e', PACK, socketPath];
+}
+
+/** The socket as {@link perlSocketArgs}' output describes it, or null for output that does not. */
+export function parsePerlSocket(socketPath: string, output: string): PerlSocket | null {
+  const [family, type, address] = output.trim().split(' ');
+  if (!family || !type || !address || !/^\d+$/.test(family) || !/^\d+$/.test(type) || !/^[0-9a-f]+$/.test(address)) return null;
+  return { path: socketPath, family: Number(family), type: Number(type), address };
+}
 
 /**
  * Writes `$ORANGE_HOME/run/bin/orange` when its content changed: the Perl client where it can run

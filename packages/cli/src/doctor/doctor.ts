@@ -131,6 +131,11 @@ export async function diagnose(orange: Orange, builtins: readonly OrangePlugin[]
       notes.push(...(await pipelineConfigNotes(orange)));
     }
 
+    // What plugins left outside Orange's files (a runtime's containers) that no task owns now.
+    const leftovers: string[] = [];
+    await orange.hooks.sweep.promise({ orange, project: undefined, remove: false, found: leftovers });
+    problems.push(...leftovers);
+
     const home = await homeAccess(orange.paths.home);
     if (home.problem) problems.push(home.problem);
     if (home.note) notes.push(home.note);

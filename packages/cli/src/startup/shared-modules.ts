@@ -56,8 +56,11 @@ export async function sharedModules(): Promise<SharedModules> {
  * initialiser.
  */
 const notifiers = (): typeof import('./bundled-notifiers.js') => require('./bundled-notifiers.js') as typeof import('./bundled-notifiers.js');
+/** The Docker runtime, likewise: only a config that runs agents in containers loads it. */
+const runtimes = (): typeof import('./bundled-runtimes.js') => require('./bundled-runtimes.js') as typeof import('./bundled-runtimes.js');
 const ON_DEMAND: Readonly<Record<string, () => object>> = {
   '@orange/notifier-desktop': () => notifiers().desktop,
   '@orange/notifier-webhook': () => notifiers().webhook,
   '@orange/notifier-slack': () => notifiers().slack,
+  '@orange/runtime-docker': () => runtimes().docker,
 };
