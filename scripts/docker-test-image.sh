@@ -5,8 +5,9 @@
 # No image registry is reachable from CI, so the image is made without one: Debian bookworm by
 # debootstrap (minbase) with perl-base (the in-container `orange` client is a Perl script), git and
 # ca-certificates, imported with `docker import`. No node: a test that needs it mounts the host's
-# read-only at /usr/local/bin/node. The tag is a hash of this file, so a changed recipe builds anew
-# and a repeated run on the same machine reuses the image (45 to 80 s to build here, 0.05 s to reuse).
+# read-only at its own path (the scripted agents' commands name process.execPath). The tag is a
+# hash of this file, so a changed recipe builds anew and a repeated run on the same machine reuses
+# the image (45 to 80 s to build here, 0.05 s to reuse).
 # Needs: a Docker engine that answers (scripts/docker-engine.sh), debootstrap, root (or sudo -n).
 # ORANGE_DEBIAN_MIRROR overrides the Debian mirror (http://deb.debian.org/debian).
 set -euo pipefail

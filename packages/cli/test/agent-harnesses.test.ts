@@ -85,12 +85,12 @@ describe('orange task create --harness', () => {
     expect((await startedBy(opencode, 'opencode')).argv).toEqual(expect.arrayContaining(['--variant', 'high']));
   }, 60_000);
 
-  it('writes opencode.json granting orange and the task directory in an opencode worktree', async () => {
+  it('writes opencode.json granting orange and the agent folder of the task in an opencode worktree', async () => {
     const meta = await create(['feature/opencode-config', 'configured', '--harness', 'opencode']);
     await startedBy(meta, 'opencode');
     const config = JSON.parse(await readFile(join(meta.workspace as string, 'opencode.json'), 'utf8'));
     expect(config.permission.bash).toEqual({ 'orange *': 'allow' });
-    expect(config.permission.external_directory).toEqual({ [`${box.paths.taskDir(meta.project, meta.id)}/**`]: 'allow' });
+    expect(config.permission.external_directory).toEqual({ [`${box.paths.agentDir(meta.project, meta.id)}/**`]: 'allow' });
   }, 60_000);
 
   it.each([
