@@ -1,8 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { GATEWAY_SOCKETS, OrangeError, writeFileAtomic, type OrangePaths } from '@orange/core';
-import { parsePerlSocket, perlClientScript, perlSocketArgs } from '@orange/plugin-tmux';
+import { GATEWAY_SOCKETS, OrangeError, type OrangePaths } from '@orange/core';
+import { parsePerlSocket, perlClientScript, perlSocketArgs, writeExecutable } from '@orange/plugin-tmux';
 import { docker } from './engine.js';
 
 /** Orange's home as a container sees it: only the agents' socket folder is there. */
@@ -43,14 +42,6 @@ async function writeClient(cli: string, image: string, id: string, paths: Orange
   const socket = parsePerlSocket(CONTAINER_SOCKET, socketLine);
   if (!perl?.startsWith('/') || socket === null) throw new OrangeError('E_RUNTIME', `docker: image ${image}'s perl did not say where it is and how it connects (got ${JSON.stringify(asked.stdout.slice(0, 120))})`);
   await mkdir(join(paths.runDir, 'docker', id), { recursive: true, mode: 0o700 });
-  const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.new`;
-  try {
-    await writeFileAtomic(temp, perlClientScript({ perl, socket, cli: null }));
-    await chmod(temp, 0o755);
-    await rename(temp, path);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
-  }
+  await writeExecutable(path, perlClientScript({ perl, socket, cli: null }));
   return path;
 }

@@ -73,6 +73,15 @@ export async function ensureOrangeShim(paths: OrangePaths, cliEntry: string, cli
   const content = perl ? perlClientScript({ ...perl, cli: { node: nodePath, entry: cliEntry } }) : shimScript(nodePath, cliEntry);
   const current = await readFile(path, 'utf8').catch(() => null);
   if (current === content) return path;
+  await writeExecutable(path, content);
+  return path;
+}
+
+/**
+ * Writes an executable file completed and made executable under a temporary name, then renamed:
+ * whoever runs it never runs a half-written or non-executable file.
+ */
+export async function writeExecutable(path: string, content: string): Promise<void> {
   const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.new`;
   try {
     await writeFileAtomic(temp, content);
@@ -82,5 +91,4 @@ export async function ensureOrangeShim(paths: OrangePaths, cliEntry: string, cli
     await rm(temp, { force: true });
     throw error;
   }
-  return path;
 }
