@@ -6,11 +6,10 @@ import { execa } from 'execa';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readHistory } from '@orange/core';
-import { GIT, median, pct, printTable, root, withTempDir } from './lib.mjs';
+import { GIT, median, pct, printTable, root, withTempDir, benchRepo } from './lib.mjs';
 
 const CLI = join(root, 'packages/cli/bin/run.cjs');
 const AGENT = join(root, 'packages/cli/agents/scripted-agent.mjs');
-const url = (dir) => JSON.stringify(join(root, dir, 'dist/index.js'));
 const SAMPLES = Number(process.env.ORANGE_DOCKER_SAMPLES ?? 10);
 
 /** Milliseconds of the agent log's `[HH:MM:SS.mmm]` stamp, on the day of `near` (UTC). */
@@ -27,21 +26,15 @@ async function measure(image) {
     const logs = join(home, 'agent-logs');
     const env = { ...inherited, ...GIT, ORANGE_HOME: home, ORANGE_TMUX_SOCKET: socket, ORANGE_AGENT_LOG_DIR: logs };
     const repo = join(dir, 'repo');
-    const git = (cwd, ...args) => execa('git', args, { cwd, env });
     const orange = (args, input = '') => execa(process.execPath, [CLI, ...args], { cwd: repo, env, extendEnv: false, input, reject: false });
-    await git(dir, 'init', '-q', '--bare', '-b', 'main', 'origin.git');
-    await git(dir, 'clone', '-q', 'origin.git', 'repo');
-    await writeFile(join(repo, 'README.md'), 'x\n');
-    await git(repo, 'checkout', '-q', '-b', 'main');
-    await git(repo, 'add', '.');
-    await git(repo, 'commit', '-q', '-m', 'init');
-    await git(repo, 'push', '-q', '-u', 'origin', 'main');
+    await benchRepo(dir, env, 'x\n');
     await mkdir(logs, { recursive: true });
     const mounts = [process.execPath, root, logs].map((path) => ({ source: path, target: path, readonly: path !== logs }));
     const runtime = image ? `, docker(${JSON.stringify({ image, env: ['ORANGE_AGENT_LOG_DIR'], mounts })})` : '';
     await writeFile(
       join(dir, 'orange.config.mjs'),
-      `import { command } from ${url('plugins/harness-command')};\nimport { docker } from ${url('plugins/runtime-docker')};\n` +
+      // By name, as a team's config imports them: the CLI hands the config its own bundled copies.
+      "import { command } from '@orange/harness-command';\nimport { docker } from '@orange/runtime-docker';\n" +
         `export default { harness: 'scripted', plugins: [command({ name: 'scripted', worker: [${JSON.stringify(process.execPath)}, ${JSON.stringify(AGENT)}] })${runtime}] };\n`,
     );
     const added = await orange(['project', 'add', repo, '--name', 'bench', '--pool-size', '2']);

@@ -10,7 +10,7 @@ import { cp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { OrangePaths, readHistory, TaskStore } from '@orange/core';
-import { GIT, median, pct, printTable, root, withTempDir } from './lib.mjs';
+import { GIT, median, pct, printTable, root, withTempDir, benchRepo } from './lib.mjs';
 
 const CLI = join(root, 'packages/cli/bin/run.cjs');
 const AGENT = join(root, 'bench/fleet-agent.mjs');
@@ -91,15 +91,8 @@ async function fleet(tasks, pool) {
     const probe = `--require ${JSON.stringify(PROBE).slice(1, -1)}`;
     const nodeOptions = [inherited.NODE_OPTIONS, probe].filter(Boolean).join(' ');
     const env = { ...inherited, ...GIT, ORANGE_HOME: home, ORANGE_TMUX_SOCKET: socket, NODE_OPTIONS: nodeOptions, ORANGE_BENCH_CPU_LOG: cpuLog };
-    const git = (cwd, ...args) => execa('git', args, { cwd, env });
     const orange = (args, input = '') => execa(process.execPath, [CLI, ...args], { cwd: repo, env, extendEnv: false, input, reject: false });
-    await git(dir, 'init', '-q', '--bare', '-b', 'main', 'origin.git');
-    await git(dir, 'clone', '-q', 'origin.git', 'repo');
-    await writeFile(join(repo, 'README.md'), 'fleet\n');
-    await git(repo, 'checkout', '-q', '-b', 'main');
-    await git(repo, 'add', '.');
-    await git(repo, 'commit', '-q', '-m', 'init');
-    await git(repo, 'push', '-q', '-u', 'origin', 'main');
+    await benchRepo(dir, env, 'fleet\n');
     const agent = JSON.stringify([process.execPath, AGENT]);
     // By name, as a team's config imports it (and orange init writes it): the CLI hands the config
     // its own bundled copy. A file path would load a second @orange/core into every call.

@@ -16,6 +16,25 @@ export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length
 /** The p-quantile (0 < p < 1) by nearest rank, e.g. pct(xs, 0.95). */
 export const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
 
+/**
+ * A project for a bench run in `dir`: a bare `origin.git` and its clone `repo` on `main` with one
+ * commit, pushed. Returns the clone's path. `env` is the bench's (its git identity, its home).
+ */
+export async function benchRepo(dir, env, readme = 'bench\n') {
+  const { execa } = await import('execa');
+  const { writeFile } = await import('node:fs/promises');
+  const git = (cwd, ...args) => execa('git', args, { cwd, env });
+  const repo = join(dir, 'repo');
+  await git(dir, 'init', '-q', '--bare', '-b', 'main', 'origin.git');
+  await git(dir, 'clone', '-q', 'origin.git', 'repo');
+  await writeFile(join(repo, 'README.md'), readme);
+  await git(repo, 'checkout', '-q', '-b', 'main');
+  await git(repo, 'add', '.');
+  await git(repo, 'commit', '-q', '-m', 'init');
+  await git(repo, 'push', '-q', '-u', 'origin', 'main');
+  return repo;
+}
+
 /** Runs `fn(dir)` with a fresh temp directory named `orange-bench-<name>-…`, removed afterwards. */
 export async function withTempDir(name, fn) {
   const dir = await mkdtemp(join(tmpdir(), `orange-bench-${name}-`));

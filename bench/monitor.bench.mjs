@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Monitor, Orange, OrangePaths, newTaskMeta, newTaskId, readHistory } from '@orange/core';
 import { tmux } from '@orange/plugin-tmux';
-import { root, median, pct, printTable, GIT } from './lib.mjs';
+import { root, median, pct, printTable, GIT, benchRepo } from './lib.mjs';
 
 const CLI = join(root, 'packages/cli/bin/run.cjs');
 const AGENT = join(root, 'packages/cli/agents/scripted-agent.mjs');
@@ -17,17 +17,9 @@ async function exitLatency(samples) {
   const socket = `orange-bench-${process.pid}`;
   const { TMUX, TMUX_PANE, ...inherited } = process.env;
   const env = { ...inherited, ...GIT, ORANGE_HOME: join(dir, 'home'), ORANGE_TMUX_SOCKET: socket };
-  const git = (cwd, ...args) => execa('git', args, { cwd, env });
   const orange = (args, input = '') => execa(process.execPath, [CLI, ...args], { cwd: join(dir, 'repo'), env, extendEnv: false, input, reject: false });
   try {
-    await git(dir, 'init', '-q', '--bare', '-b', 'main', 'origin.git');
-    await git(dir, 'clone', '-q', 'origin.git', 'repo');
-    const repo = join(dir, 'repo');
-    await writeFile(join(repo, 'README.md'), 'x\n');
-    await git(repo, 'checkout', '-q', '-b', 'main');
-    await git(repo, 'add', '.');
-    await git(repo, 'commit', '-q', '-m', 'init');
-    await git(repo, 'push', '-q', '-u', 'origin', 'main');
+    const repo = await benchRepo(dir, env, 'x\n');
     await writeFile(
       join(dir, 'orange.config.mjs'),
       `import { command } from ${JSON.stringify(HARNESS)};\nexport default { harness: 'scripted', plugins: [command({ name: 'scripted', worker: [${JSON.stringify(process.execPath)}, ${JSON.stringify(AGENT)}] })] };\n`,

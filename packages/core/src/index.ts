@@ -127,7 +127,7 @@ export { MonitorLease, deferredTo, outranks, type MonitorHolder } from './monito
 export { personCommand } from './engine/index.js';
 export { checkCancel, cancelTask, cancelStatus, cancelMove, cancelQuestion, type CancelCheck, type CancelKind, type CancelMove, checkDelete, deleteTask, checkMerge, mergeTask, openPullRequest, requestChanges, type MergeCheck, type MergeOutcome, type MergeRequest } from './engine/index.js';
 export { findExecutable } from './process/index.js';
-export { quickRun, type QuickOptions, type QuickResult } from './process/index.js';
+export { GIT_SAFETY_ARGS, quickRun, type QuickOptions, type QuickResult } from './process/index.js';
 export { callOrigin, withCallOrigin, withoutCallOrigin, type CallOrigin } from './process/index.js';
 export { BUFFERED_STDIN, callGateway, environmentDifference, exchange, gatewayCaller, gatewayRequest, gatewaySocketFor, GATEWAY_SOCKETS, GATEWAY_VERSION, isShellVariable, REQUEST_MAX_BYTES, SERVED_COMMANDS, requestEnv, servedWords, type GatewayCall, type GatewayCaller, type GatewayOutcome, type GatewayReply, type GatewayRequest } from './gateway/index.js';
 export { headlessData } from './plugin/index.js';

@@ -26,13 +26,13 @@ afterEach(async () => {
  * host's node and Orange's checkout (the agent script and its modules) are mounted read-only, and
  * the agent logs to a folder of the host mounted for it — each an explicit mount of the config.
  */
-async function dockerSandbox(image: string | null, options: { readonly poolSize?: number; readonly plugins?: readonly string[] } = {}): Promise<Sandbox> {
+async function dockerSandbox(image: string | null, options: { readonly poolSize?: number; readonly plugins?: readonly string[]; readonly env?: readonly string[] } = {}): Promise<Sandbox> {
   const fixed = {
     image,
     cpus: 1,
     memory: '512m',
     network: 'none',
-    env: ['ORANGE_AGENT_LOG_DIR'],
+    env: ['ORANGE_AGENT_LOG_DIR', ...(options.env ?? [])],
     mounts: [
       { source: process.execPath, target: process.execPath },
       { source: root, target: root },
@@ -86,6 +86,8 @@ describe.skipIf('skip' in engine)('the Docker runtime (a real engine)', () => {
     const id = await box.createTask(['docker/lifecycle', 'A task whose agents run in containers'], 'agent.reviews: FAIL,PASS\n');
     // The worker runs in a container labelled with its task while it works.
     await box.waitFor('the worker container', async () => (await containersOf(box!.paths.home)).some((name) => name.includes(`-${id}-worker-`)), 60_000);
+    // The live preview reads the worker's window: what the agent prints in its container.
+    await box.waitFor('the worker container to show in its window', async () => (await box!.tmux('capture-pane', '-p', '-t', `=demo/${id}:=worker`)).stdout.includes('worker: '), 30_000);
     const reviewing = await reach(box, id, 'reviewing', 120_000);
     expect(reviewing.meta.review_round).toBe(2);
     const history = await box.history(id);
@@ -101,6 +103,8 @@ describe.skipIf('skip' in engine)('the Docker runtime (a real engine)', () => {
     const events = await execa('docker', ['events', '--since', String(since), '--until', String(Math.ceil(Date.now() / 1000)), '--filter', `label=orange.home=${box.paths.home}`, '--filter', 'event=start', '--format', '{{index .Actor.Attributes "orange.role"}}']);
     expect(String(events.stdout).split('\n').sort()).toEqual(['reviewer', 'reviewer', 'worker']);
     expect(await box.agentLog(id)).toMatch(/worker: notified: .*## Review/);
+    // The transcripts hold what each container printed.
+    expect(await transcripts(box, id)).toMatch(/--- worker-\w+\.log\n[\s\S]*worker: started in planning/);
   }, 240_000);
 
 
@@ -108,9 +112,67 @@ describe.skipIf('skip' in engine)('the Docker runtime (a real engine)', () => {
     box = await dockerSandbox(image);
     const id = await box.createTask(['docker/cancel', 'A slow task'], 'agent.pace: 4000\n');
     await box.waitFor('the worker container', async () => (await containersOf(box!.paths.home)).some((name) => name.includes(`-${id}-worker-`)), 60_000);
+    // The limits and the user the config and the host give it.
+    const [name] = await containersOf(box.paths.home);
+    const inspected = await execa('docker', ['inspect', '--format', '{{.HostConfig.NanoCpus}} {{.HostConfig.Memory}} {{.HostConfig.PidsLimit}} {{.Config.User}} {{.HostConfig.CapDrop}} {{.HostConfig.NetworkMode}}', name!]);
+    expect(String(inspected.stdout)).toBe(`1000000000 ${512 * 1024 * 1024} 1024 ${process.getuid!()}:${process.getgid!()} [ALL] none`);
     const cancelled = await box.orange(['task', 'cancel', id, '--yes']);
     expect(cancelled.code, cancelled.stderr).toBe(0);
     await box.waitFor('the container to go', async () => (await containersOf(box!.paths.home)).length === 0, 15_000);
+  }, 120_000);
+
+  it('counts a crash in a container as in tmux alone: a respawn starts the worker in a new container, the second crash makes it stuck (whose agent starts in one too)', async () => {
+    box = await dockerSandbox(image);
+    monitor = startMonitor(box);
+    const since = Math.floor(Date.now() / 1000) - 1;
+    const id = await box.createTask(['docker/crash', 'A worker that crashes'], 'agent.worker: crash\n');
+    const crashes = async () => (await box!.history(id)).filter((e) => e.type === 'agent.crashed');
+    await box.waitFor('the first crash', async () => (await crashes()).length === 1, 60_000);
+    expect((await box.task(id)).meta).toMatchObject({ status: 'planning', crash_count: 1, worker_spawn: null });
+    const respawned = await box.orange(['task', 'respawn', id]);
+    expect(respawned.code, respawned.stderr).toBe(0);
+    await reach(box, id, 'stuck', 60_000);
+    expect(await crashes()).toMatchObject([{ status: 'planning', crash_count: 1 }, { status: 'planning', crash_count: 2 }]);
+    // The first worker, the respawned one, and the one the move into stuck starts: each in a container.
+    const starts = async () => {
+      const events = await execa('docker', ['events', '--since', String(since), '--until', String(Math.ceil(Date.now() / 1000)), '--filter', `label=orange.home=${box!.paths.home}`, '--filter', 'event=start', '--format', '{{index .Actor.Attributes "orange.role"}}']);
+      return String(events.stdout).split('\n').filter(Boolean);
+    };
+    await box.waitFor('three worker containers started', async () => (await starts()).length >= 3, 30_000).catch(() => undefined);
+    const history = (await box.history(id)).map((e) => `${e.type} ${JSON.stringify(e)}`).join('\n');
+    expect(await starts(), history).toEqual(['worker', 'worker', 'worker']);
+  }, 120_000);
+
+  it('leaves the agents of projects it does not name in tmux alone', async () => {
+    box = await Sandbox.create({ config: { imports: ["import { docker } from '@orange/runtime-docker';"], plugins: [`docker({ image: ${JSON.stringify(image)}, projects: ['elsewhere'] })`] } });
+    const since = Math.floor(Date.now() / 1000) - 1;
+    const id = await box.createTask(['docker/not-here', 'Runs in tmux alone'], 'agent.reviews: PASS\n');
+    await box.waitForStatus(id, 'reviewing', 60_000);
+    const events = await execa('docker', ['events', '--since', String(since), '--until', String(Math.ceil(Date.now() / 1000)), '--filter', `label=orange.home=${box.paths.home}`]);
+    expect(String(events.stdout)).toBe('');
+  }, 120_000);
+
+  it("runs nothing on the host from a repository the agent plants as a submodule in its worktree when Orange's git looks at it", async () => {
+    const marker = join('/tmp', `orange-escape-marker-${process.pid}-${Date.now()}`);
+    const planting = `command({ name: 'planting', worker: [${JSON.stringify(process.execPath)}, ${JSON.stringify(join(root, 'packages/e2e/test/submodule-agent.mjs'))}] })`;
+    box = await dockerSandbox(image, { plugins: [planting], env: ['ORANGE_ESCAPE_MARKER'] });
+    box.env.ORANGE_ESCAPE_MARKER = marker;
+    const id = await box.createTask(['docker/plant', 'plant a submodule', '--harness', 'planting']);
+    const b = box;
+    await b.waitFor('the submodule to be planted', async () => (await readFile(join(b.env.ORANGE_AGENT_LOG_DIR!, `planted-${id}`), 'utf8').catch(() => '')) !== '', 60_000).catch(async (error: Error) => {
+      throw new Error(`${error.message}\ntranscripts:\n${await transcripts(b, id)}`);
+    });
+    const workspace = (await b.task(id)).meta.workspace as string;
+    // The plant works: a plain git status in that worktree runs its command.
+    await execa('git', ['-C', workspace, 'status', '--short'], { reject: false });
+    expect(await lstat(marker).then(() => true, () => false), 'a plain git status should have run the planted command').toBe(true);
+    await rm(marker, { force: true });
+    // Orange's own git calls in the worktree (its diff, the release that cleans it on cancel) do not.
+    await b.orange(['task', 'show', id]);
+    const cancelled = await b.orange(['task', 'cancel', id, '--yes']);
+    expect(cancelled.code, cancelled.stderr).toBe(0);
+    await b.orange(['workspace', 'gc']);
+    expect(await lstat(marker).then(() => true, () => false), "Orange's git ran the command the agent planted").toBe(false);
   }, 120_000);
 
   it('says in one line why an agent cannot start — no such image, no engine — and doctor says it too', async () => {
@@ -156,7 +218,7 @@ describe.skipIf('skip' in engine)('the Docker runtime (a real engine)', () => {
     }
   }, 120_000);
 
-  it("runs the pipeline's headless phases in containers: the result file written inside reaches the driver", async () => {
+  it("runs the pipeline's headless phases and its checks in containers: the result file written inside reaches the driver", async () => {
     box = await Sandbox.create();
     const b = box;
     const plan = join(b.dir, 'plan.json');
@@ -181,7 +243,7 @@ describe.skipIf('skip' in engine)('the Docker runtime (a real engine)', () => {
         `import { command } from ${JSON.stringify(pluginUrl('plugins/harness-command'))};`,
         `import { pipeline } from ${JSON.stringify(pluginUrl('plugins/pipeline'))};`,
         "import { docker } from '@orange/runtime-docker';",
-        `export default { harness: 'scripted', workflow: 'pipeline', plugins: [command(${JSON.stringify(scripted)}), pipeline({ intents: { bugfix: { phases: ['reproduce', 'fix'] } } }), docker(${JSON.stringify({ image, network: 'none', mounts })})] };`,
+        `export default { harness: 'scripted', workflow: 'pipeline', plugins: [command(${JSON.stringify(scripted)}), pipeline({ intents: { bugfix: { phases: ['reproduce', 'fix'] } }, verify: [['sh', '-c', 'test -f /.dockerenv']] }), docker(${JSON.stringify({ image, network: 'none', mounts })})] };`,
         '',
       ].join('\n'),
     );
@@ -194,13 +256,14 @@ describe.skipIf('skip' in engine)('the Docker runtime (a real engine)', () => {
     // A headless run has no identity and its container no CLI: it cannot call orange, only read TASK.md and write its result.
     for (const run of runs) expect(run.seen).toMatch(/^error: /);
     const events = await execa('docker', ['events', '--since', String(since), '--until', String(Math.ceil(Date.now() / 1000)), '--filter', `label=orange.home=${b.paths.home}`, '--filter', 'event=start', '--format', '{{index .Actor.Attributes "orange.phase"}}']);
-    expect(String(events.stdout).split('\n')).toEqual(['classify', 'reproduce', 'fix']);
+    // The check runs what the agents wrote: in a container too (it passes only there: /.dockerenv).
+    expect(String(events.stdout).split('\n')).toEqual(['classify', 'reproduce', 'fix', 'verify']);
     expect(await containersOf(b.paths.home)).toEqual([]);
   }, 180_000);
 });
 
 // The attacks a hostile agent running as the same user can make today (docs/data.md, threat model).
-const ATTACKS = ['state-and-ledger', 'review-round', 'budget', 'cancel-other', 'delete-state', 'index', 'outbox', 'fifo-log', 'fifo-history'];
+const ATTACKS = ['state-and-ledger', 'review-round', 'budget', 'cancel-other', 'delete-state', 'index', 'outbox', 'fifo-log', 'fifo-history', 'other-worktree', 'host-home'];
 
 describe.skipIf('skip' in engine)('an agent that goes around Orange, in tmux alone and in its container (a real engine)', () => {
   const image = 'image' in engine ? engine.image : '';
@@ -248,7 +311,13 @@ async function escapes(image: string | null): Promise<Escape> {
   box = b;
   const other = await b.createTask(['docker/other', 'somebody else’s task', '--no-spawn']);
   const victim = await b.createTask(['docker/victim', 'a third task', '--no-spawn']);
-  const id = await b.createTask(['docker/escape', 'escape', '--harness', 'escaping'], `escape.home: ${b.paths.home}\nescape.other: ${other}\nescape.victim: ${victim}\n`);
+  // Both worktrees of the pool exist: the agent works in one, the other is another task's.
+  const init = await b.orange(['workspace', 'init']);
+  if (init.code !== 0) throw new Error(`workspace init failed: ${init.stderr}`);
+  // The home of the user Orange runs as, as the agent would guess it (a folder of the test's own stands in for it).
+  const hostHome = join(b.dir, 'user-home');
+  await mkdir(hostHome);
+  const id = await b.createTask(['docker/escape', 'escape', '--harness', 'escaping'], `escape.home: ${b.paths.home}\nescape.other: ${other}\nescape.victim: ${victim}\nescape.hosthome: ${hostHome}\n`);
   const resultFile = join(b.env.ORANGE_AGENT_LOG_DIR!, `escape-${id}.json`);
   let text = '';
   await b
@@ -278,6 +347,8 @@ async function escapes(image: string | null): Promise<Escape> {
     outbox: (await kind(forgedOutbox)) !== 'missing',
     'fifo-log': (await kind(b.paths.logFile)) === 'fifo',
     'fifo-history': (await kind(victimHistory)) === 'fifo',
+    'other-worktree': (await Promise.all([1, 2].map((n) => kind(join(b.paths.workspaceDir('demo', n), `escaped-${id}.txt`))))).includes('file'),
+    'host-home': (await kind(join(hostHome, `.orange-escaped-${id}`))) === 'file',
   };
   for (const path of [b.paths.logFile, victimHistory]) if ((await kind(path)) === 'fifo') await rm(path, { force: true });
   await rm(forgedOutbox, { force: true });

@@ -8,7 +8,7 @@
 // then it idles (its task stays where it is).
 import { appendFileSync, mkdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 
 const env = process.env;
 const id = env.ORANGE_TASK_ID ?? 'unknown';
@@ -73,6 +73,17 @@ const attacks = [
   }),
   attempt('fifo-log', () => fifo(join(home, 'orange.log'))),
   attempt('fifo-history', () => fifo(join(victimDir, 'history.jsonl'))),
+  // Another task's worktree (the pool's other one), and the home of the user Orange runs as.
+  attempt('other-worktree', () => {
+    const own = process.cwd();
+    const other = join(dirname(own), basename(own).replace(/--(\d+)$/, (_, n) => `--${n === '1' ? 2 : 1}`));
+    mkdirSync(other, { recursive: true });
+    writeFileSync(join(other, `escaped-${id}.txt`), 'written by another task\n');
+  }),
+  attempt('host-home', () => {
+    mkdirSync(said.hosthome, { recursive: true });
+    writeFileSync(join(said.hosthome, `.orange-escaped-${id}`), 'written by an agent\n');
+  }),
 ];
 
 writeFileSync(join(env.ORANGE_AGENT_LOG_DIR ?? '.', `escape-${id}.json`), JSON.stringify(attacks));

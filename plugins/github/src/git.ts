@@ -1,4 +1,4 @@
-import { OrangeError, quickRun } from '@orange/core';
+import { GIT_SAFETY_ARGS, OrangeError, quickRun } from '@orange/core';
 
 export interface CommandResult {
   readonly ok: boolean;
@@ -13,7 +13,7 @@ export class Git {
   /** Runs `git -C dir ...args` and reports the outcome without throwing for a non-zero exit. */
   async try(dir: string, args: readonly string[]): Promise<CommandResult> {
     // A remote that wants credentials must fail, not wait for a password nobody will type.
-    const result = await quickRun(this.bin, ['-C', dir, ...args], { env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } });
+    const result = await quickRun(this.bin, [...GIT_SAFETY_ARGS, '-C', dir, ...args], { env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } });
     if (result.error?.code === 'ENOENT') throw new OrangeError('E_SCM', `git is not installed (looked for "${this.bin}")`);
     return { ok: result.exitCode === 0, stdout: result.stdout.trim(), stderr: (result.stderr || result.error?.message || '').trim() };
   }

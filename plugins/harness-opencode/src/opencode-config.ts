@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { isJsonObject, OrangeError, readHarnessSettings, writeFileAtomic } from '@orange/core';
+import { GIT_SAFETY_ARGS, isJsonObject, OrangeError, readHarnessSettings, writeFileAtomic } from '@orange/core';
 import { execa } from 'execa';
 
 /** What Orange needs from opencode's permissions in a worktree. */
@@ -67,7 +67,7 @@ function withRules(value: unknown, added: Record<string, Action>): Json {
 }
 
 async function isTracked(workspace: string, path: string): Promise<boolean> {
-  const result = await execa('git', ['-C', workspace, 'ls-files', '--error-unmatch', '--', path], { reject: false, stdin: 'ignore' });
+  const result = await execa('git', [...GIT_SAFETY_ARGS, '-C', workspace, 'ls-files', '--error-unmatch', '--', path], { reject: false, stdin: 'ignore' });
   return result.exitCode === 0;
 }
 

@@ -209,8 +209,10 @@ async function verify(orange: Orange, pipeline: PipelineInstance, task: Task, f:
   const workspace = task.meta.workspace;
   let failure: string | null = null;
   for (const [n, check] of pipeline.settings.verify.entries()) {
-    const [file, ...args] = check as [string, ...string[]];
-    const result = await execa(file, args, { cwd: workspace ?? undefined, env: withoutSecret(process.env), extendEnv: false, reject: false, all: true, stdin: 'ignore', timeout: pipeline.settings.runTimeoutMs });
+    // A check runs what the agents wrote (`npm test`): where they run, when a runtime runs them elsewhere (a container).
+    const command = await orange.hooks.agentCommand.promise({ argv: check, env: {}, cwd: workspace ?? process.cwd() }, { orange, task, run: { kind: 'headless', phase: 'verify' } });
+    const [file, ...args] = command.argv as [string, ...string[]];
+    const result = await execa(file, args, { cwd: command.cwd, env: { ...withoutSecret(process.env), ...command.env }, extendEnv: false, reject: false, all: true, stdin: 'ignore', timeout: pipeline.settings.runTimeoutMs });
     const exit = result.exitCode ?? result.signal ?? '?';
     // Kept whether it passed or not, like an agent run's output: what "passed" meant can be read later.
     const log = await writeRunFile(orange, task, `check-${n + 1}.log`, `$ ${check.join(' ')} (exit ${exit})\n${result.all ?? ''}\n`);

@@ -1,4 +1,4 @@
-import { OrangeError, quickRun } from '@orange/core';
+import { GIT_SAFETY_ARGS, OrangeError, quickRun } from '@orange/core';
 
 /** Outcome of a git call that is allowed to fail. */
 export interface GitResult {
@@ -14,7 +14,7 @@ export class Git {
   /** Runs git in `dir`; failure is returned, not thrown. */
   async attempt(dir: string, args: readonly string[]): Promise<GitResult> {
     // Never wait for a credential prompt: a background acquire has no terminal.
-    const result = await quickRun(this.bin, ['-C', dir, ...args], { env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } });
+    const result = await quickRun(this.bin, [...GIT_SAFETY_ARGS, '-C', dir, ...args], { env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } });
     return { ok: result.exitCode === 0, stdout: result.stdout, stderr: result.stderr || (result.error ? result.error.message : '') };
   }
 
