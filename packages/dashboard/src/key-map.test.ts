@@ -1,7 +1,7 @@
 import { defaultWorkflow, pipelineWorkflow, type TaskMeta, type WorkflowInput } from '@orange/core';
 import { describe, expect, it } from 'vitest';
 import { fakeRow } from '../test/fake-dashboard.js';
-import { footerKeys, tableAction } from './key-map.js';
+import { footerKeys, helpKeys, tableAction } from './key-map.js';
 
 const enter = (row: ReturnType<typeof fakeRow>) => footerKeys(row).find((k) => k.key === '⏎')?.label;
 
@@ -52,5 +52,36 @@ describe('x', () => {
     expect(x(fakeRow({ status: 'reviewing' }))).toBe('cancel');
     expect(x(fakeRow({ status: 'reviewing' }, {}, custom))).toBeUndefined();
     expect(x(fakeRow({ status: 'working' }, {}, custom))).toBe('cancel');
+  });
+});
+
+describe('a', () => {
+  const a = (row: ReturnType<typeof fakeRow>) => footerKeys(row).find((k) => k.key === 'a')?.label;
+  const pipelineRow = (status: string) => fakeRow({ status }, {}, pipelineWorkflow);
+
+  it('is offered on a pipeline task awaiting clarification, and on a task in clarification whose worker waits for the answer in its session', () => {
+    expect(a(pipelineRow('awaiting_clarification'))).toBe('answer');
+    expect(a(fakeRow({ status: 'clarification', worker_spawn: 'S1' }, { alive: ['worker'], liveness: 'alive' }))).toBe('answer');
+  });
+
+  it('is not offered where nothing waits for an answer: other statuses, and clarification with no worker running', () => {
+    for (const status of ['created', 'classifying', 'executing', 'stopped', 'completed', 'failed']) expect([status, a(pipelineRow(status))]).toEqual([status, undefined]);
+    for (const status of ['pending', 'planning', 'working', 'reviewing', 'stuck', 'done']) expect([status, a(fakeRow({ status }))]).toEqual([status, undefined]);
+    expect(a(fakeRow({ status: 'clarification' }, { liveness: 'dead' }))).toBeUndefined();
+    // Still mapped where it does not apply: the dashboard says why instead of doing nothing.
+    expect(tableAction('a', {}, fakeRow({ status: 'working' }))).toBe('answer');
+  });
+
+  it('follows the workflow: no a on a task awaiting clarification whose workflow gives the person no move to classifying', () => {
+    const custom: WorkflowInput = {
+      ...pipelineWorkflow,
+      name: 'no-clarify',
+      transitions: pipelineWorkflow.transitions.filter((t) => !(t.from === 'awaiting_clarification' && t.to === 'classifying')),
+    };
+    expect(a(fakeRow({ status: 'awaiting_clarification' }, {}, custom))).toBeUndefined();
+  });
+
+  it('is in the ? help', () => {
+    expect(helpKeys().find((k) => k.key === 'a')?.label).toMatch(/^answer ## Questions/);
   });
 });

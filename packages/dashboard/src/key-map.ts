@@ -1,4 +1,5 @@
 import type { AttachInfo } from '@orange/core';
+import { answerAction } from './clarification.js';
 import type { TaskRow } from './task-row.js';
 
 /** Everything a key can do on the table screen. */
@@ -13,6 +14,7 @@ export type TableAction =
   | 'respawn'
   | 'create'
   | 'request-changes'
+  | 'answer'
   | 'merge'
   | 'pull-request'
   | 'cancel'
@@ -97,6 +99,8 @@ export function tableAction(input: string, key: KeyPress, row: TaskRow | undefin
   switch (input) {
     case 'r':
       return 'request-changes';
+    case 'a':
+      return 'answer';
     case 'm':
       return 'merge';
     case 'p':
@@ -131,6 +135,8 @@ export function footerKeys(row: TaskRow | undefined, attach: AttachInfo | null =
   keys.push({ key: 'c', label: 'create' });
   if (row) {
     if (row.meta.status === 'reviewing' && row.targets.includes('working')) keys.push({ key: 'r', label: 'changes' });
+    const answer = answerAction(row);
+    if (answer === 'attach' || (answer === 'clarify' && row.targets.includes('classifying'))) keys.push({ key: 'a', label: 'answer' });
     if (row.targets.includes('done')) keys.push({ key: 'm', label: 'merge' });
     else if (row.forcedTargets.includes('done')) keys.push({ key: 'm', label: 'force-merge' });
     if (!row.terminal) keys.push({ key: 'p', label: row.meta.pr_url ? 'open PR' : 'PR' });
@@ -167,6 +173,7 @@ export function helpKeys(attach: AttachInfo | null = null): readonly FooterKey[]
     { key: 'w', label: 'watch: attach to the live agent (as Enter on one)' },
     { key: 'c', label: 'create a task (branch, summary, harness, status)' },
     { key: 'r', label: 'request changes on a task in reviewing (optional instructions go to ## Notes)' },
+    { key: 'a', label: 'answer ## Questions: a pipeline task awaiting clarification takes your answer and is classified again; on a task in clarification, attach to its worker, who waits for you' },
     { key: 'm', label: 'merge a reviewed task into the default branch; on a task still at work, a force-merge (after confirmation)' },
     { key: 'p', label: 'open a pull request, or open the one it has in the browser' },
     { key: 'R', label: "sync the pull request: apply a merge or close on GitHub (as the monitor does), refresh its state" },

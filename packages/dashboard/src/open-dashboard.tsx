@@ -5,7 +5,7 @@ import { App, type DashboardView } from './components/app.js';
 import { SettableValue } from './live-value.js';
 import { MonitorDuty } from './monitor-duty.js';
 import { openUrl, urlOpener } from './open-url.js';
-import { OrangeActions } from './task-actions.js';
+import { OrangeActions, type WorkflowOperators } from './task-actions.js';
 import { TaskFeed } from './task-feed.js';
 import type { TaskRow } from './task-row.js';
 
@@ -17,6 +17,8 @@ export interface DashboardOptions {
   readonly exitOnAttach?: boolean;
   /** Milliseconds between the monitor's passes (default: the config's pollIntervalMs). */
   readonly pollIntervalMs?: number;
+  /** Engine calls of the workflow plugins (the pipeline's `clarifyTask`, for `a`); without them those keys say which command to run. */
+  readonly operators?: WorkflowOperators;
   readonly stdin?: NodeJS.ReadStream;
   readonly stdout?: NodeJS.WriteStream;
   readonly env?: NodeJS.ProcessEnv;
@@ -45,7 +47,7 @@ export async function openDashboard(options: DashboardOptions): Promise<void> {
   // After each turn of the poll the PR column shows what this process's pass read; when another
   // process ran the pass, the feed asks the SCM itself.
   const duty = new MonitorDuty(orange, options.pollIntervalMs, (report) => (report ? feed.knowPullRequests(report.pullRequestsRead) : feed.refreshPullRequests()));
-  const actions = new OrangeActions(orange);
+  const actions = new OrangeActions(orange, options.operators);
   const scope = options.project ?? 'all projects';
   // Asked while the first screen is drawn (it costs a tmux call or two): the footer and help show it once known.
   const attachInfo = new SettableValue<AttachInfo | null>(null);

@@ -35,6 +35,22 @@ export function padded(text: string, width: number): string {
   return text + ' '.repeat(Math.max(0, width - displayWidth(text)));
 }
 
+/** `text` (already shown) in lines of at most `width` display columns, broken at spaces; later lines start with `indent` spaces. A word wider than a line stays whole (the line is cut where it is drawn). */
+export function wrapped(text: string, width: number, indent = 0): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    const room = Math.max(1, width - (lines.length === 0 ? 0 : indent));
+    const next = line === '' ? word : `${line} ${word}`;
+    if (line !== '' && displayWidth(next) > room) {
+      lines.push(line);
+      line = word;
+    } else line = next;
+  }
+  lines.push(line);
+  return lines.map((l, i) => (i === 0 ? l : `${' '.repeat(indent)}${l}`));
+}
+
 // A complete SGR sequence (colours and text attributes) and nothing else: the only escape a pane
 // capture may keep. Every other control (cursor moves, OSC titles, clipboard writes) is made inert.
 const SGR = /\u001b\[[0-9;:]*m/g;

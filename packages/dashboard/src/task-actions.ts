@@ -7,6 +7,7 @@ import {
   mergeTask,
   Monitor,
   openPullRequest,
+  OrangeError,
   requestChanges,
   type AgentRole,
   type CancelCheck,
@@ -16,6 +17,7 @@ import {
   type PullRequestReading,
   type TaskMeta,
   type TaskRef,
+  type TransitionResult,
 } from '@orange/core';
 
 /** What the create form submits. */
@@ -40,6 +42,8 @@ export interface DashboardActions {
   /** Creates the task; its sentence for the status bar and the new task (the dashboard selects it). */
   create(request: CreateRequest): Promise<{ readonly message: string; readonly ref: TaskRef }>;
   requestChanges(ref: TaskRef, instructions: string): Promise<string>;
+  /** Answers a pipeline task awaiting clarification (`orange task clarify`): the answer goes to TASK.md and it is classified again. */
+  clarify(ref: TaskRef, answer: string): Promise<string>;
   /**
    * Throws the refusal of a merge that cannot happen, before anyone is asked to confirm it; else
    * tells whether it would be a force-merge (a task the review has not passed yet).
@@ -72,12 +76,25 @@ export interface DashboardActions {
   diff(meta: TaskMeta): Promise<string | null>;
 }
 
+/**
+ * Engine calls a workflow plugin owns, handed over by whoever opens the dashboard: the CLI bundles
+ * the built-in plugins (one copy, the one its config's plugins are), and the dashboard does not
+ * depend on any of them.
+ */
+export interface WorkflowOperators {
+  /** The pipeline plugin's `clarifyTask`, the code of `orange task clarify`. */
+  readonly clarifyTask?: (orange: Orange, ref: TaskRef, answer: string) => Promise<TransitionResult>;
+}
+
 /** How long `R` waits for a monitor pass in progress (its own, or another process's) to end. */
 const SYNC_WAIT_MS = 15_000;
 
 /** The dashboard's actions on a real Orange instance. */
 export class OrangeActions implements DashboardActions {
-  constructor(private readonly orange: Orange) {}
+  constructor(
+    private readonly orange: Orange,
+    private readonly operators: WorkflowOperators = {},
+  ) {}
 
   async spawn(ref: TaskRef): Promise<string> {
     const result = await this.orange.engine.spawn(ref, { actor: 'person' });
@@ -107,6 +124,13 @@ export class OrangeActions implements DashboardActions {
 
   async requestChanges(ref: TaskRef, instructions: string): Promise<string> {
     const result = await requestChanges(this.orange, ref, instructions);
+    return transitionLine(ref.id, result.from, result.to, result.failedHooks);
+  }
+
+  async clarify(ref: TaskRef, answer: string): Promise<string> {
+    const { clarifyTask } = this.operators;
+    if (!clarifyTask) throw new OrangeError('E_NOT_ALLOWED', `this dashboard was opened without the pipeline plugin's clarifyTask, so it cannot answer task ${ref.id}; use: orange task clarify ${ref.id} "answer"`);
+    const result = await clarifyTask(this.orange, ref, answer);
     return transitionLine(ref.id, result.from, result.to, result.failedHooks);
   }
 

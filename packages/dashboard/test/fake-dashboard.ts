@@ -97,6 +97,7 @@ export class RecordingActions implements DashboardActions {
   created: TaskRef = { project: 'app', id: 'NEWTASK00000000000001' };
   create = async (request: CreateRequest) => ({ message: await this.record('create', JSON.stringify(request)), ref: this.created });
   requestChanges = (ref: TaskRef, text: string) => this.record('requestChanges', `${ref.id} ${text}`);
+  clarify = (ref: TaskRef, answer: string) => this.record('clarify', `${ref.id} ${answer}`);
   /** What `checkMerge` finds: set `forced` for a task the review has not passed. */
   forced = false;
   checkMerge = async (ref: TaskRef) => {
@@ -128,7 +129,9 @@ export class RecordingActions implements DashboardActions {
   checkDelete = async (ref: TaskRef) => void (await this.record('checkDelete', ref.id));
   delete = (ref: TaskRef) => this.record('delete', ref.id);
   choices = async () => ({ projects: ['app', 'web'], harnesses: ['claude', 'command'] });
-  taskFile = async (ref: TaskRef) => `## Context\n\nbody of ${ref.id}\n`;
+  /** TASK.md's body per task id (else a `## Context` naming the task). */
+  bodies = new Map<string, string>();
+  taskFile = async (ref: TaskRef) => this.bodies.get(ref.id) ?? `## Context\n\nbody of ${ref.id}\n`;
   history = async (): Promise<HistoryEvent[]> => [{ type: 'status.changed', timestamp: '2026-01-01T10:00:00.000Z', from: 'pending', to: 'planning', cause: 'spawn' }];
   capture = async (_meta: TaskMeta, role: AgentRole) => `${role} pane line\n\u001b[31mred\u001b[0m`;
   diffStat = async () => null;

@@ -41,7 +41,10 @@ export default class Dash extends OrangeCommand {
     // Agents' calls are answered here while it is open (unless another Orange serves them already).
     const gateway = await startGateway(this.config, orange, await this.configDir(), (cwd) => this.buildOrange(cwd, 'in-process'));
     try {
-      await openDashboard({ orange, project, exitOnAttach: flags['exit-on-attach'], pollIntervalMs: flags.interval });
+      // The pipeline's own call for `a` (answering a task awaiting clarification), from the copy
+      // bundled here, the one the config's plugins share: the dashboard depends on no plugin.
+      const { clarifyTask } = await import('@orange/plugin-pipeline');
+      await openDashboard({ orange, project, exitOnAttach: flags['exit-on-attach'], pollIntervalMs: flags.interval, operators: { clarifyTask } });
     } finally {
       await gateway?.close();
     }

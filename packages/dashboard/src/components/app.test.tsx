@@ -13,9 +13,11 @@ afterEach(() => {
   for (const i of instances.splice(0)) i.unmount();
 });
 
-function open(rows: TaskRow[], overrides: Partial<AppProps> = {}) {
+/** Renders the dashboard over `rows`; `bodies` are TASK.md bodies by task id, there from the first read. */
+function open(rows: TaskRow[], overrides: Partial<AppProps> = {}, bodies: Readonly<Record<string, string>> = {}) {
   const source = new FakeSource(rows);
   const actions = new RecordingActions();
+  for (const [id, body] of Object.entries(bodies)) actions.bodies.set(id, body);
   const quit = vi.fn();
   const attach = vi.fn();
   const opened: string[] = [];
@@ -509,7 +511,7 @@ describe('a narrow terminal and NO_COLOR', () => {
 const STATUS_FOOTERS: Array<[string, Partial<Parameters<typeof fakeRow>[1]>, string[], string[]]> = [
   ['pending', {}, ['⏎ spawn', 'x cancel', 'p PR'], ['⏎ respawn', 'm merge', 'd delete', 'r changes', 'tab pane']],
   ['planning', { liveness: 'alive', alive: ['worker'] }, ['⏎ attach', 'x cancel', 'm force-merge', 'tab pane'], ['⏎ spawn', 'd delete', 'r changes']],
-  ['clarification', {}, ['⏎ respawn', 'x cancel'], ['⏎ spawn', 'd delete', 'r changes']],
+  ['clarification', {}, ['⏎ respawn', 'x cancel'], ['⏎ spawn', 'd delete', 'r changes', 'a answer']],
   ['working', { liveness: 'dead' }, ['⏎ respawn', 'x cancel', 'm force-merge', 'p PR'], ['d delete', 'm merge', 'r changes']],
   ['agent-review', { liveness: 'alive', alive: ['reviewer'] }, ['⏎ attach', 'x cancel', 'm force-merge'], ['d delete', 'r changes']],
   // No worker by design (created for a review, or its worker left): Enter reads the task, never starts an agent.
@@ -532,9 +534,9 @@ describe('every built-in status', () => {
   it.each([
     // x: a running task is stopped (checkpoint kept), a stopped one abandoned, as `task cancel` does.
     ['created', ['⏎ spawn', 'x stop'], ['⏎ respawn', 'd delete', 'x cancel']],
-    ['classifying', ['⏎ respawn', 'v TASK.md', 'x stop'], ['⏎ spawn', 'd delete', 'x cancel']],
+    ['classifying', ['⏎ respawn', 'v TASK.md', 'x stop'], ['⏎ spawn', 'd delete', 'x cancel', 'a answer']],
     // No agent by design: Enter reads the task (the person's move), never starts one.
-    ['awaiting_clarification', ['⏎ review', 'v TASK.md', 'x stop'], ['⏎ respawn', '⏎ spawn', 'd delete']],
+    ['awaiting_clarification', ['⏎ review', 'a answer', 'v TASK.md', 'x stop'], ['⏎ respawn', '⏎ spawn', 'd delete']],
     ['executing', ['⏎ respawn', 'x stop'], ['⏎ spawn', 'd delete']],
     ['verifying', ['⏎ respawn', 'x stop'], ['d delete']],
     ['stopped', ['⏎ review', 'x abandon'], ['⏎ respawn', '⏎ spawn', 'd delete', 'm merge', 'x stop']],
@@ -869,5 +871,109 @@ describe('the diff stat, a resize, width', () => {
     await ui.shows('(Enter keep, Esc clear)');
     expect(ui.frame()).not.toContain('\u009b');
     expect(ui.frame()).toMatch(/\/a.+2Jb▏/);
+  });
+});
+
+describe('clarification questions', () => {
+  const QUESTIONS = 'Asked (round 1):\n1. Which form crashes: login or sign-up?\n2. Since which release?';
+  const body = (questions: string) => `## Context\n\nit is broken\n\n## Questions\n\n${questions}\n`;
+  const asking = (status = 'awaiting_clarification') => fakeRow({ status, branch: 'unclear-task' }, {}, pipelineWorkflow);
+
+  it('shows the ## Questions of a pipeline task awaiting clarification in the detail pane, where no agent window is, sanitised', async () => {
+    const row = asking();
+    const ui = open([row], {}, { [row.meta.id]: body(`${QUESTIONS}\n3. evil \u001b]52;c;aGk=\u0007 \u001b[2J`) });
+    await ui.shows('Which form crashes: login or sign-up?');
+    expect(ui.frame()).toContain('## Questions');
+    expect(ui.frame()).toContain('2. Since which release?');
+    expect(ui.frame()).not.toContain('no worker window');
+    expect(ui.frame()).not.toMatch(/\u001b\]|\u001b\[2J/);
+    expect(ui.frame()).toContain('␛]52;c;aGk=␇');
+    // It waits for you: counted in the header.
+    expect(ui.frame()).toContain('1 needs you');
+  });
+
+  it('shows the latest questions where they do not all fit, saying how many lines are above', async () => {
+    const row = asking();
+    const rounds = Array.from({ length: 30 }, (_, i) => `Asked (round ${i + 1}):\n1. question ${i + 1}?\nAnswered: answer ${i + 1}`).join('\n\n');
+    const ui = open([row], {}, { [row.meta.id]: body(rounds) });
+    await ui.shows('1. question 30?');
+    expect(ui.frame()).toMatch(/## Questions \(\d+ more lines above: v\)/);
+    expect(ui.frame()).not.toContain('question 1?');
+  });
+
+  it('a opens the line prompt and sends the typed answer to the clarify call', async () => {
+    const row = asking();
+    const ui = open([row], {}, { [row.meta.id]: body(QUESTIONS) });
+    await ui.shows('a answer');
+    await ui.press('a');
+    await ui.shows('Answer to ## Questions');
+    // The questions stay on screen while the answer is typed.
+    expect(ui.frame()).toContain('Which form crashes');
+    await ui.press('the login form, since 2.3');
+    await ui.shows('the login form, since 2.3▏');
+    await ui.press('\r');
+    await ui.shows('clarify done');
+    expect(ui.actions.calls).toEqual([`clarify ${row.meta.id} the login form, since 2.3`]);
+  });
+
+  it("shows the clarify call's refusal of an empty answer in the status bar", async () => {
+    const row = asking();
+    const ui = open([row]);
+    ui.actions.refuse.set('clarify', new OrangeError('E_INVALID_INPUT', 'the clarification is empty; say what the task is about'));
+    await ui.shows('a answer');
+    await ui.press('a');
+    await ui.shows('Answer to ## Questions');
+    await ui.press('\r');
+    await ui.shows('the clarification is empty; say what the task is about');
+    expect(ui.frame()).not.toContain('Answer to ## Questions');
+    expect(ui.actions.calls).toEqual([`clarify ${row.meta.id}`]);
+  });
+
+  it('Esc leaves the prompt without answering', async () => {
+    const ui = open([asking()]);
+    await ui.shows('a answer');
+    await ui.press('a');
+    await ui.shows('Answer to ## Questions');
+    await ui.press('half an answer');
+    await ui.press('\u001b');
+    await ui.hides('Answer to ## Questions');
+    expect(ui.actions.calls).toEqual([]);
+  });
+
+  it('a on a task that waits for no answer says so, without a prompt or a call', async () => {
+    const row = fakeRow({ status: 'working', branch: 'busy-task' });
+    const ui = open([row], {}, { [row.meta.id]: body(QUESTIONS) });
+    await ui.shows('busy-task');
+    expect(ui.footer()).not.toContain('a answer');
+    await ui.press('a');
+    await ui.shows(`task ${row.meta.id} is working; a answers the questions of a task awaiting clarification`);
+    expect(ui.frame()).not.toContain('Answer to ## Questions');
+    // Questions left from an earlier clarification are not shown once the task moved on.
+    expect(ui.frame()).not.toContain('Which form crashes');
+    expect(ui.actions.calls).toEqual([]);
+  });
+
+  it("a task in clarification: its questions above the waiting worker's window, and a attaches to answer there", async () => {
+    const row = fakeRow({ status: 'clarification', branch: 'asks-you', worker_spawn: 'S1' }, { liveness: 'alive', alive: ['worker'], active: true });
+    const ui = open([row], {}, { [row.meta.id]: body('1. Should the old endpoint stay?') });
+    await ui.shows('1. Should the old endpoint stay?');
+    await ui.shows('worker pane line');
+    const lines = ui.frame().split('\n');
+    expect(lines.findIndex((l) => l.includes('Should the old endpoint stay?'))).toBeLessThan(lines.findIndex((l) => l.includes('worker pane line')));
+    expect(ui.footer()).toContain('a answer');
+    await ui.press('a');
+    expect(ui.attach).toHaveBeenCalledTimes(1);
+    expect((ui.attach.mock.calls[0]?.[0] as TaskRow).meta.id).toBe(row.meta.id);
+    expect(ui.attach.mock.calls[0]?.[1]).toBe('worker');
+    expect(ui.actions.calls).toEqual([]);
+  });
+
+  it('a task in clarification whose worker is not running: the questions shown, and a says Enter restarts the worker', async () => {
+    const row = fakeRow({ status: 'clarification', branch: 'asks-you' }, { liveness: 'dead', active: true });
+    const ui = open([row], {}, { [row.meta.id]: body('1. Should the old endpoint stay?') });
+    await ui.shows('1. Should the old endpoint stay?');
+    await ui.press('a');
+    await ui.shows('Enter restarts it, then a attaches');
+    expect(ui.attach).not.toHaveBeenCalled();
   });
 });

@@ -2,9 +2,10 @@ import { isOrangeError, type AgentRole, type AttachInfo, type PullRequestReading
 import { Box, Text } from 'ink';
 import { useKeys } from '../hooks/use-keys.js';
 import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
-import { useHistory, usePreview } from '../hooks/use-task-details.js';
+import { useHistory, usePreview, useQuestions } from '../hooks/use-task-details.js';
 import { useTasks } from '../hooks/use-tasks.js';
 import { useTerminalSize } from '../hooks/use-terminal-size.js';
+import { answerAction } from '../clarification.js';
 import { footerKeys, tableAction } from '../key-map.js';
 import type { CreateRequest, DashboardActions } from '../task-actions.js';
 import type { TaskSource } from '../task-feed.js';
@@ -69,13 +70,13 @@ type Mode =
   | { readonly kind: 'search' }
   | { readonly kind: 'create'; readonly projects: string[]; readonly harnesses: string[]; readonly initial?: CreateRequest }
   | { readonly kind: 'confirm'; readonly question: string; readonly run: () => Promise<string>; readonly ref: TaskRef }
-  | { readonly kind: 'prompt'; readonly label: string; readonly submit: (text: string) => Promise<string>; readonly ref: TaskRef }
+  | { readonly kind: 'prompt'; readonly label: string; readonly busy: string; readonly submit: (text: string) => Promise<string>; readonly ref: TaskRef }
   | { readonly kind: 'help' }
   | { readonly kind: 'file'; readonly title: string; readonly text: string }
   | { readonly kind: 'diff'; readonly title: string; readonly text: string };
 
 /** Statuses in which a task waits for a human. */
-const NEEDS_YOU = new Set(['reviewing', 'stuck', 'clarification']);
+const NEEDS_YOU = new Set(['reviewing', 'stuck', 'clarification', 'awaiting_clarification']);
 const FIXED_LINES = 6; // header, column heads, two rules, footer, status bar
 /** How long a task just created keeps the selection while the feed has not shown it yet. */
 const AWAIT_CREATED_MS = 3000;
@@ -121,6 +122,7 @@ export function App(props: AppProps) {
   const revision = selected ? (snapshot.revisions.get(selected.meta.id) ?? 0) : 0;
   const preview = usePreview(actions, selected, role);
   const history = useHistory(actions, selected, revision);
+  const questions = useQuestions(actions, selected, revision);
 
   // A message leaves the status bar once it has been there long enough to read.
   useEffect(() => {
@@ -241,7 +243,19 @@ export function App(props: AppProps) {
             setMessage({ text: `task ${ref.id} is ${selected.meta.status}; changes are requested on a task in reviewing`, kind: 'error' });
             return;
           }
-          return setMode({ kind: 'prompt', label: 'Changes to ask for (Enter sends, empty: read ## Review; Esc cancels):', submit: (text) => actions.requestChanges(ref, text), ref });
+          return setMode({ kind: 'prompt', label: 'Changes to ask for (Enter sends, empty: read ## Review; Esc cancels):', busy: 'requesting changes', submit: (text) => actions.requestChanges(ref, text), ref });
+        case 'answer': {
+          const how = answerAction(selected);
+          // The worker that asked waits in its session: the answer is given there.
+          if (how === 'attach') return props.onAttach(selected, 'worker', view());
+          if (how === 'clarify') return setMode({ kind: 'prompt', label: 'Answer to ## Questions (Enter sends; Esc cancels):', busy: `answering ${ref.id}`, submit: (text) => actions.clarify(ref, text), ref });
+          const why =
+            selected.meta.status === 'clarification'
+              ? `task ${ref.id} waits for an answer in its worker's session, but the worker is not running: Enter restarts it, then a attaches`
+              : `task ${ref.id} is ${selected.meta.status}; a answers the questions of a task awaiting clarification`;
+          setMessage({ text: why, kind: 'error' });
+          return;
+        }
         case 'merge':
           return void confirmThen(
             () => actions.checkMerge(ref),
@@ -332,7 +346,7 @@ export function App(props: AppProps) {
             onCancel={() => setMode({ kind: 'table' })}
             onSubmit={(text) => {
               setMode({ kind: 'table' });
-              void run('requesting changes', mode.ref, () => mode.submit(text));
+              void run(mode.busy, mode.ref, () => mode.submit(text));
             }}
           />
         );
@@ -397,7 +411,7 @@ export function App(props: AppProps) {
       {detailHeight > 0 ? <Text dimColor>{rule}</Text> : null}
       {detailHeight > 0 ? (
         <Box height={detailHeight}>
-          <DetailPane row={selected} role={role} preview={preview} history={history} diff={selected?.diff ?? null} height={detailHeight} width={columns} colour={colour} />
+          <DetailPane row={selected} role={role} preview={preview} questions={questions} history={history} diff={selected?.diff ?? null} height={detailHeight} width={columns} colour={colour} />
         </Box>
       ) : null}
       <Text dimColor>{rule}</Text>

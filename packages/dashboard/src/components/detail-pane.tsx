@@ -1,6 +1,6 @@
 import type { AgentRole, DiffStat, HistoryEvent } from '@orange/core';
 import { Box, Text } from 'ink';
-import { shown, shownPaneLine } from '../shown-text.js';
+import { shown, shownPaneLine, wrapped } from '../shown-text.js';
 import type { TaskRow } from '../task-row.js';
 
 export interface DetailPaneProps {
@@ -8,6 +8,8 @@ export interface DetailPaneProps {
   readonly role: AgentRole;
   /** The agent window's last capture (null: no window). */
   readonly preview: string | null;
+  /** TASK.md's `## Questions` while the task waits for a person's answer (null: none, or it waits for nothing). */
+  readonly questions?: string | null;
   readonly history: readonly HistoryEvent[];
   readonly diff: DiffStat | null;
   readonly height: number;
@@ -20,13 +22,16 @@ const SIDE_W = 42;
 /**
  * The selected task: on the left the live preview of its agent's window (worker or reviewer), on
  * the right the diff stat against the default branch and the history timeline from the ledger.
+ * A task waiting for a person's answer shows its `## Questions` on the left: above the preview of
+ * the agent that asked and waits (at most half the pane), or in its place where none runs.
  */
-export function DetailPane({ row, role, preview, history, diff, height, width, colour }: DetailPaneProps) {
+export function DetailPane({ row, role, preview, questions = null, history, diff, height, width, colour }: DetailPaneProps) {
   if (!row || height <= 0) return null;
   const side = Math.min(SIDE_W, Math.floor(width / 2));
   const previewWidth = Math.max(10, width - side - 1);
   const body = height - 1;
-  const lines = preview === null ? [] : trimBlank(preview.split('\n')).slice(-body);
+  const asked = questions === null ? [] : questionLines(questions, previewWidth, preview === null ? body : Math.max(2, Math.ceil(body / 2)));
+  const lines = preview === null ? [] : trimBlank(preview.split('\n')).slice(-Math.max(1, body - asked.length));
   const diffLines = diff
     ? [`${diff.ahead} ahead · +${diff.added} -${diff.removed} · ${diff.files.length} file${diff.files.length === 1 ? '' : 's'}`, ...diff.files.map((f) => `${f.path} +${f.added} -${f.removed}`)]
     : [row.meta.workspace ? 'diff: …' : 'no worktree'];
@@ -42,15 +47,18 @@ export function DetailPane({ row, role, preview, history, diff, height, width, c
       </Text>
       <Box flexDirection="row">
         <Box flexDirection="column" width={previewWidth} overflow="hidden">
-          {preview === null ? (
-            <Text dimColor>{row.alive.includes(role) ? '…' : `no ${role} window`}</Text>
-          ) : (
-            lines.map((line, i) => (
-              <Text key={i} wrap="truncate">
-                {shownPaneLine(line, colour) || ' '}
-              </Text>
-            ))
-          )}
+          {asked.map((line, i) => (
+            <Text key={`q${i}`} wrap="truncate" bold={i === 0} color={colour && i === 0 ? 'yellow' : undefined}>
+              {line || ' '}
+            </Text>
+          ))}
+          {preview !== null
+            ? lines.map((line, i) => (
+                <Text key={i} wrap="truncate">
+                  {shownPaneLine(line, colour) || ' '}
+                </Text>
+              ))
+            : asked.length === 0 && <Text dimColor>{row.alive.includes(role) ? '…' : `no ${role} window`}</Text>}
         </Box>
         <Box flexDirection="column" width={side} marginLeft={1}>
           {diffShown.map((line, i) => (
@@ -83,6 +91,22 @@ export function historyText(event: HistoryEvent): string {
   if (event.type === 'status.changed' && text(facts.from) && text(facts.to)) return `${time} ${String(facts.from)} → ${String(facts.to)}${because ? ` (${because})` : ''}`;
   if (event.type === 'hook.failed') return `${time} hook.failed ${text(facts.hook) ?? '?'}${text(facts.error) ? `: ${String(facts.error)}` : ''}`;
   return `${time} ${event.type}${because ? ` (${because})` : ''}`;
+}
+
+/**
+ * The `## Questions` text as at most `room` lines of `width` columns: a heading, then the text
+ * sanitised and wrapped at spaces — its end when it does not fit (a pipeline task's latest round
+ * of questions is the last), the heading then saying how much is above (`v` shows all of TASK.md).
+ */
+export function questionLines(text: string, width: number, room: number): string[] {
+  if (room <= 0) return [];
+  const lines = text
+    .replace(/\r\n/g, '\n')
+    .split('\n')
+    .flatMap((line) => wrapped(shown(line.replace(/\t/g, '  ')), width));
+  const fits = room - 1;
+  if (lines.length <= fits) return ['## Questions', ...lines];
+  return [`## Questions (${lines.length - fits} more lines above: v)`, ...(fits > 0 ? lines.slice(-fits) : [])];
 }
 
 function trimBlank(lines: string[]): string[] {

@@ -3,25 +3,9 @@ import { useState } from 'react';
 import type { AttachInfo } from '@orange/core';
 import { useKeys } from '../hooks/use-keys.js';
 import { attachHelp, helpKeys } from '../key-map.js';
-import { displayWidth, shown } from '../shown-text.js';
+import { shown, wrapped } from '../shown-text.js';
 
 const KEY_W = 14;
-
-/** `text` in lines of at most `width` display columns, broken at spaces; later lines start with `indent` spaces. */
-export function wrapped(text: string, width: number, indent = 0): string[] {
-  const lines: string[] = [];
-  let line = '';
-  for (const word of text.split(' ')) {
-    const room = Math.max(1, width - (lines.length === 0 ? 0 : indent));
-    const next = line === '' ? word : `${line} ${word}`;
-    if (line !== '' && displayWidth(next) > room) {
-      lines.push(line);
-      line = word;
-    } else line = next;
-  }
-  lines.push(line);
-  return lines.map((l, i) => (i === 0 ? l : `${' '.repeat(indent)}${l}`));
-}
 
 /**
  * Every key and what it does, each description wrapped under itself (never cut), then how

@@ -1,5 +1,6 @@
 import type { AgentRole, HistoryEvent } from '@orange/core';
 import { useEffect, useState } from 'react';
+import { awaitsAnswer, questionsIn } from '../clarification.js';
 import type { DashboardActions } from '../task-actions.js';
 import type { TaskRow } from '../task-row.js';
 
@@ -46,4 +47,28 @@ export function useHistory(actions: DashboardActions, row: TaskRow | undefined, 
     };
   }, [actions, project, id, revision]);
   return history && history.id === id ? history.events : [];
+}
+
+/**
+ * The selected task's `## Questions` while it waits for a person's answer (`awaitsAnswer`), read
+ * from its TASK.md again whenever its files change (`revision`); null otherwise, or until read.
+ */
+export function useQuestions(actions: DashboardActions, row: TaskRow | undefined, revision: number): string | null {
+  // Kept with the id it was read for: another task's questions are never shown for this one.
+  const [questions, setQuestions] = useState<{ id: string; text: string | null } | null>(null);
+  const project = row?.meta.project;
+  const id = row?.meta.id;
+  const asking = row ? awaitsAnswer(row) : false;
+  useEffect(() => {
+    if (!project || !id || !asking) return;
+    let stopped = false;
+    void actions
+      .taskFile({ project, id })
+      .then((body) => !stopped && setQuestions({ id, text: questionsIn(body) }))
+      .catch(() => !stopped && setQuestions({ id, text: null }));
+    return () => {
+      stopped = true;
+    };
+  }, [actions, project, id, asking, revision]);
+  return asking && questions && questions.id === id ? questions.text : null;
 }
