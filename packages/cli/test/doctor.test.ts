@@ -147,7 +147,7 @@ export default defineConfig({ harness: 'codex', workflows: [guarded] });
     expect(result.stdout).toMatch(/^3 problems$/m);
   });
 
-  it('notes model tiers the pipeline breaker keeps out of reach, and tiers a harness cannot price while a budget is in force', async () => {
+  it('notes a pipeline with no verification checks, model tiers the breaker keeps out of reach, and tiers a harness cannot price while a budget is in force', async () => {
     const dir = await configDir(
       'pipeline-notes',
       `import { defineConfig } from '@orange/core';
@@ -166,10 +166,21 @@ export default defineConfig({
     expect(report.problems).toEqual([]);
     const notes = report.notes.filter((n) => n.startsWith('pipeline:'));
     expect(notes).toEqual([
+      "pipeline: no verification checks are configured, so every task passes verification once its phases report success; add the project's checks, e.g. pipeline({ verify: [['npm', 'test']] }) (docs/workflows.md, departures from seed 002)",
       'pipeline: with attempts 2 and breaker 3, a claude task that keeps failing from tier haiku ends failed before it reaches opus (breaker 5 reaches it; docs/workflows.md, departure 4)',
       'pipeline: with attempts 2 and breaker 3, a codex task that keeps failing from tier gpt-5-codex-mini ends failed before it reaches gpt-5 (breaker 5 reaches it; docs/workflows.md, departure 4)',
       'pipeline: harness codex has no price for gpt-5-codex, gpt-5: while a budget is in force (default $4.00 a task) those runs count $0; add them to its prices',
     ]);
+    // With checks configured, nothing is said about them.
+    const verified = await configDir(
+      'pipeline-verified',
+      `import { pipeline } from '@orange/plugin-pipeline';
+export default { workflow: 'pipeline', plugins: [pipeline({ verify: [['npm', 'test']] })] };
+`,
+    );
+    const checked = await box.orange(['doctor', '--json'], { cwd: verified, env: { PATH: `${bin}:${env.PATH}` } });
+    expect(checked.code, explain(checked)).toBe(0);
+    expect((JSON.parse(checked.stdout) as Report).notes.filter((n) => n.includes('verification checks'))).toEqual([]);
     // Without the pipeline in use, nothing is said about it.
     const plain = await box.orange(['doctor', '--json'], { cwd: join(root, 'examples', 'custom-hook-plugin'), env: { PATH: `${bin}:${env.PATH}` } });
     expect((JSON.parse(plain.stdout) as Report).notes.filter((n) => n.startsWith('pipeline:'))).toEqual([]);

@@ -53,6 +53,40 @@ describe('pipeline tasks on the command line', () => {
     expect(all.tasks.map((t) => t.branch)).toEqual(['fix/budget']);
   });
 
+  it("shows a new task's budget right after task create, before it starts: the config's budgetUsd", async () => {
+    const meta = await box.createTask(['fix/shown', 'Show the budget']);
+    expect(meta).toMatchObject({ status: 'created', budget_usd: 5, cost_total_usd: 0 });
+    const show = await box.orange(['task', 'show', meta.id]);
+    expect(show.code, show.stderr).toBe(0);
+    expect(show.stdout.split('\n')).toContain('budget_usd: 5');
+    const list = await box.orange(['task', 'list']);
+    expect(list.stdout.split('\n').find((l) => l.includes('fix/shown'))).toMatch(/ created +\$0\.00\/\$5\.00 +fix\/shown /);
+  });
+
+  it("refuses stopped to task update and task move, naming orange task cancel, which stops the running task after asking and reports", async () => {
+    const meta = await box.createTask(['fix/stop', 'Stop me'], { spawn: true, context: 'agent.intent: bugfix 0.9\nagent.pace: 30000\n' });
+    expect(meta.status).toBe('classifying');
+    const update = await box.orange(['task', 'update', meta.id, '--status', 'stopped']);
+    expect(update.code).toBe(1);
+    expect(update.stderr).toBe(`orange: classifying → stopped refused: stopped is a person's move, not the task's agent's (orange task cancel ${meta.id})`);
+    const move = await box.orange(['task', 'move', meta.id, 'stopped', '--yes']);
+    expect(move.code).not.toBe(0);
+    expect(move.stderr).toBe(`orange: classifying → stopped has a command of its own: orange task cancel ${meta.id}`);
+    expect((await box.task(meta.id)).meta.status).toBe('classifying');
+    const asked = await box.orange(['task', 'cancel', meta.id]);
+    expect(asked.stderr).toMatch(/^orange: Stop task .* keeping its checkpoint for orange task resume needs confirmation/);
+    const stop = await box.orange(['task', 'cancel', meta.id, '--yes']);
+    expect(stop.code, stop.stderr).toBe(0);
+    expect(stop.stdout.split('\n')).toEqual([
+      `task ${meta.id}: classifying → stopped`,
+      `Stopped task ${meta.id}; its checkpoint is kept (resume with: orange task resume ${meta.id})`,
+      'Completed: nothing',
+      'In progress: classify',
+      'Cost so far: $0.0000 of a $5.00 budget',
+    ]);
+    await box.json(['task', 'cancel', meta.id, '--yes']);
+  }, 60_000);
+
   it('shows phase, tier, attempt and cost/budget in the PIPELINE column of task list', async () => {
     const done = await box.createTask(['fix/typo', 'Fix the greeting typo'], { spawn: true, context: 'agent.intent: bugfix 0.9\nagent.cost: 0.02\nagent.pace: 50\n' });
     const finished = await waitForStatus(done.id, 'completed');

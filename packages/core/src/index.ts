@@ -130,7 +130,7 @@ export { findExecutable } from './process/index.js';
 export { GIT_SAFETY_ARGS, quickRun, type QuickOptions, type QuickResult } from './process/index.js';
 export { callOrigin, withCallOrigin, withoutCallOrigin, type CallOrigin } from './process/index.js';
 export { BUFFERED_STDIN, callGateway, environmentDifference, exchange, gatewayCaller, gatewayRequest, gatewaySocketFor, GATEWAY_SOCKETS, GATEWAY_VERSION, isShellVariable, REQUEST_MAX_BYTES, SERVED_COMMANDS, requestEnv, servedWords, type GatewayCall, type GatewayCaller, type GatewayOutcome, type GatewayReply, type GatewayRequest } from './gateway/index.js';
-export { headlessData } from './plugin/index.js';
+export { headlessData, headlessRunEnv, type HeadlessRunEnv } from './plugin/index.js';
 export { inlineText, blockText, oneLineSummary, terminalJson } from './text/index.js';
 export { onSignals } from './process/index.js';
 export { listProcesses, processesInside, taskProcessesInside, TASK_ID_VARIABLE, isRunning, processStart, processTree, withAncestors, type ProcessEntry } from './process/index.js';

@@ -138,8 +138,11 @@ describe('a completed pipeline task', () => {
     const id = await box.createTask(['pipeline-fix', 'fix the crash']);
     await box.waitForStatus(id, 'completed', 60_000);
     const before = await box.git(box.origin, 'rev-parse', 'main');
-    // Completed is not the end: it waits for a person, and the branch holds what is not merged yet.
-    expect(await box.git(box.repo, 'log', '--format=%s', `main..pipeline-fix`)).toBe(`fix for task ${id}`);
+    // The move's actions (save_memory's commit among them) are over once the ledger says auto.advanced.
+    await box.waitFor('completed to be settled', async () => (await box!.history(id)).some((e) => e.type === 'auto.advanced' && e.to === 'completed'));
+    // Completed is not the end: it waits for a person, and the branch holds what is not merged yet:
+    // the agent's work and the task's memory entry (docs/workflows.md, "Memory").
+    expect(await box.git(box.repo, 'log', '--format=%s', `main..pipeline-fix`)).toBe(`orange: memory of task ${id} (bugfix, passed at haiku)\nfix for task ${id}`);
     const merged = await box.orange(['task', 'merge', id, '--yes']);
     expect(merged.code, `${merged.stderr}\n${(await box.history(id)).map((e) => JSON.stringify(e)).join('\n')}`).toBe(0);
     expect((await box.task(id)).meta.status).toBe('done');

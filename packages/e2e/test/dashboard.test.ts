@@ -3,7 +3,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fakeGh } from '../../cli/test/fake-gh.js';
-import { CLI, Sandbox } from './sandbox.js';
+import { pipelineSandbox } from './pipeline-sandbox.js';
+import { CLI, pluginUrl, Sandbox } from './sandbox.js';
 import { dash, Terminal } from './terminal.js';
 
 /** Who is in the monitor lease (`orange monitor`s and dashboards). */
@@ -222,6 +223,47 @@ describe('orange dash in a real terminal', () => {
     await term.screenShows(/feature\/pr-closed.*\sreviewing\s+#22 open/);
     await gh.setState(22, 'CLOSED');
     await term.screenShows(/feature\/pr-closed.*\scancelled\s+#22 closed/);
+    await term.press('q');
+    await term.screenShows('BEFORE-DASH');
+  }, 120_000);
+
+  it('shows the questions of a pipeline task awaiting clarification; a refuses an empty answer and sends a typed one, which classifies it again', async () => {
+    box = await pipelineSandbox({
+      classify: [
+        { intent: 'bugfix', confidence: 0.3, questions: ['Which form crashes, login or sign-up?', 'Since which release?'] },
+        { intent: 'bugfix', confidence: 0.9 },
+      ],
+    });
+    const id = await box.createTask(['fix/unclear', 'it is broken']);
+    await box.waitForStatus(id, 'awaiting_clarification', 60_000);
+    term = new Terminal(box);
+    await term.open();
+    await term.type(dash());
+    // The detail pane: the classifier's questions, from TASK.md, where no agent window is.
+    await term.screenShows('## Questions');
+    await term.screenShows('Which form crashes, login or sign-up?');
+    await term.screenShows('Since which release?');
+    await term.screenShows('a answer');
+
+    // An empty answer: the clarify call's refusal, and nothing moves.
+    await term.press('a');
+    await term.screenShows('Answer to ## Questions');
+    await term.press('Enter');
+    await term.screenShows('the clarification is empty');
+    expect((await box.task(id)).meta.status).toBe('awaiting_clarification');
+
+    await term.press('a');
+    await term.screenShows('Answer to ## Questions');
+    await term.tmux('send-keys', '-t', 'term', '-l', 'the login form, since 2.3');
+    await term.screenShows('the login form, since 2.3▏');
+    await term.press('Enter');
+    await term.screenShows(`task ${id}: awaiting_clarification → classifying`);
+    const clarified = (await box.history(id)).filter((e) => e.type === 'status.changed').find((e) => e.from === 'awaiting_clarification');
+    expect(clarified).toMatchObject({ to: 'classifying', cause: 'request' });
+    expect((await box.task(id)).body).toContain('Clarification: the login form, since 2.3');
+    // Classified again with the answer, confidently this time: the task runs to its end.
+    await box.waitForStatus(id, 'completed', 60_000);
+    await term.screenShows(/fix\/unclear.*\scompleted/);
     await term.press('q');
     await term.screenShows('BEFORE-DASH');
   }, 120_000);

@@ -1,31 +1,20 @@
 import { existsSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
 import { execa } from 'execa';
+import { TaskStore } from '@orange/core';
 import { afterEach, describe, expect, it } from 'vitest';
+import { pipelineCalls, pipelineSandbox } from './pipeline-sandbox.js';
 import { Sandbox } from './sandbox.js';
 
 // The pipeline workflow end to end: the driver really runs in the task's tmux session, each
 // phase is a real headless process (pipeline-agent.mjs) that calls the real CLI and reports a
 // cost through the command harness's result file, checks really run in the worktree.
 
-const here = dirname(fileURLToPath(import.meta.url));
-const root = resolve(here, '../../..');
-const AGENT = join(here, 'pipeline-agent.mjs');
-const plugin = (dir: string) => JSON.stringify(pathToFileURL(join(root, dir, 'dist/index.js')).href);
 
 type Entry = 'hang' | { ok?: boolean; cost?: number; intent?: string; confidence?: number; write?: string };
 type Plan = Record<string, Entry[]>;
-
-interface Call {
-  phase: string;
-  model: string;
-  prompt: string;
-  seen: string;
-  pid: number;
-}
 
 let box: Sandbox | undefined;
 afterEach(async () => {
@@ -34,37 +23,11 @@ afterEach(async () => {
 });
 
 /** A sandbox whose projects run the pipeline workflow with the scripted headless agent and `plan`. */
-async function pipelineBox(plan: Plan, options: Record<string, unknown> = {}): Promise<Sandbox> {
-  const b = await Sandbox.create();
-  await writeFile(join(b.dir, 'plan.json'), JSON.stringify(plan));
-  const scripted = {
-    name: 'scripted',
-    headless: [process.execPath, AGENT, '{phase}', '{model}', '{prompt}'],
-    tiers: ['haiku', 'sonnet', 'opus'],
-    env: { PIPELINE_PLAN: join(b.dir, 'plan.json'), PIPELINE_CALLS: join(b.dir, 'calls.jsonl') },
-  };
-  const settings = { intents: { bugfix: { phases: ['reproduce', 'fix'] }, feature: { phases: ['plan', 'implement'] } }, ...options };
-  await writeFile(
-    join(b.dir, 'orange.config.mjs'),
-    [
-      `import { command } from ${plugin('plugins/harness-command')};`,
-      `import { pipeline } from ${plugin('plugins/pipeline')};`,
-      'export default {',
-      "  harness: 'scripted',",
-      "  workflow: 'pipeline',",
-      "  logLevel: 'debug',",
-      `  plugins: [command(${JSON.stringify(scripted)}), pipeline(${JSON.stringify(settings)})],`,
-      '};',
-      '',
-    ].join('\n'),
-  );
-  return b;
+function pipelineBox(plan: Plan, options: Record<string, unknown> = {}): Promise<Sandbox> {
+  return pipelineSandbox(plan, { settings: { intents: { bugfix: { phases: ['reproduce', 'fix'] }, feature: { phases: ['plan', 'implement'] } }, ...options } });
 }
 
-async function calls(b: Sandbox): Promise<Call[]> {
-  const text = await readFile(join(b.dir, 'calls.jsonl'), 'utf8').catch(() => '');
-  return text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Call);
-}
+const calls = pipelineCalls;
 
 async function statuses(b: Sandbox, id: string): Promise<string[]> {
   return (await b.history(id)).filter((e) => e.type === 'status.changed').map((e) => e.to as string);
@@ -79,10 +42,15 @@ async function explain(b: Sandbox, id: string): Promise<string> {
   return `history:\n${history}\ncalls:\n${(await calls(b)).map((c) => `${c.phase} ${c.model} ${JSON.stringify(c.prompt.slice(0, 80))}`).join('\n')}\nlog:\n${(await readFile(join(b.paths.home, 'orange.log'), 'utf8').catch(() => '')).slice(-4000)}`;
 }
 
-/** Waits for the status and for its transition to have finished (the checkpoint is written last); returns the task then. */
+/**
+ * Waits for the status and for its move to have finished — its actions run under the task lock, so
+ * the lock taken once is the move over — then for the checkpoint to say it (written with the
+ * status, and again after the actions); returns the task then.
+ */
 async function finish(b: Sandbox, id: string, status: string, timeoutMs = 60_000) {
   try {
     await b.waitForStatus(id, status, timeoutMs);
+    await new TaskStore(b.paths).withTaskLock('demo', id, async () => undefined);
     await b.waitFor(`the checkpoint to say ${status}`, async () => (await checkpoint(b, id)).state === status, 10_000);
     return await b.task(id);
   } catch (error) {
@@ -131,6 +99,19 @@ describe('pipeline workflow, end to end', () => {
     expect(await statuses(box, id)).toEqual(['classifying', 'routing', 'executing', 'retrying', 'executing', 'verifying', 'completed']);
     expect((await calls(box)).filter((c) => c.phase === 'fix').map((c) => c.model)).toEqual(['haiku', 'haiku']);
     expect((await calls(box)).filter((c) => c.phase === 'fix')[1]?.prompt).toContain('fix failed on haiku');
+  }, 90_000);
+
+  it("gives every headless run, the classifier's included, the environment of its command line: $ORANGE_PROMPT, $ORANGE_STATUS, $ORANGE_PHASE, $ORANGE_MODEL", async () => {
+    box = await pipelineBox({ classify: [bugfix()], fix: [{ ok: false }, { ok: true }] }, { attempts: 1, breaker: 10 });
+    const id = await create(box);
+    await finish(box, id, 'completed');
+    const runs = await calls(box);
+    expect(runs.map((c) => `${c.phase}@${c.model}`)).toEqual(['classify@haiku', 'reproduce@haiku', 'fix@haiku', 'fix@sonnet']);
+    // The status is the one the run's own `orange task show` read, never the driver's (the one it was started in, classifying).
+    for (const c of runs) expect(c.env, `${c.phase}@${c.model}`).toEqual({ prompt: c.prompt, status: c.seen, phase: c.phase, model: c.model });
+    expect(runs.map((c) => c.env.status)).toEqual(['classifying', 'executing', 'executing', 'executing']);
+    expect(runs[0]?.env.prompt).toContain('Classify this coding task by intent.');
+    expect(runs[3]?.env.prompt).toContain('fix failed on haiku');
   }, 90_000);
 
   it('escalates haiku → sonnet → opus when failures use up each tier, then passes', async () => {

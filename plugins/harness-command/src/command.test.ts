@@ -2,7 +2,7 @@ import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Orange, OrangePaths, newTaskMeta, noopActions, type Harness, type HarnessRequest } from '@orange/core';
+import { headlessRunEnv, Orange, OrangePaths, newTaskMeta, noopActions, type Harness, type HarnessRequest } from '@orange/core';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { command, commandHeadlessResult } from './index.js';
@@ -110,6 +110,18 @@ describe('command harness, headless runs', () => {
     expect(h.headless!.command({ task, prompt: 'p {model}', workspace: '/w', model: 'big', phase: 'fix', resultFile: '/r.json' }).argv).toEqual([
       'agent', 'fix', 'big', '/r.json', 'a'.repeat(21), 'p {model}',
     ]);
+  });
+
+  it("gives every placeholder of a headless argv the value of the run's variable ($ORANGE_PROMPT, …), {model} empty for the default model as $ORANGE_MODEL is", async () => {
+    const names = ['prompt', 'status', 'phase', 'model', 'result_file', 'branch', 'role', 'review_round'];
+    const h = (await harnessesOf(command({ headless: ['agent', ...names.map((n) => `{${n}}`)] }))).get('command')!;
+    const task = { ...request().task, status: 'executing' };
+    for (const model of ['big', null]) {
+      const run = { task, prompt: 'Run phase fix.\nThe previous attempt failed: tests fail', workspace: '/w', model, phase: 'fix', resultFile: '/r.json' };
+      const env = headlessRunEnv(run);
+      expect(h.headless!.command(run).argv).toEqual(['agent', ...names.map((n) => env[`ORANGE_${n.toUpperCase()}` as keyof typeof env])]);
+      expect(env).toMatchObject({ ORANGE_PROMPT: run.prompt, ORANGE_STATUS: 'executing', ORANGE_PHASE: 'fix', ORANGE_MODEL: model ?? '', ORANGE_RESULT_FILE: '/r.json' });
+    }
   });
 
   it('reads ok, cost and data from the result file, else from the exit code and stdout', () => {

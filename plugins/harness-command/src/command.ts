@@ -1,4 +1,4 @@
-import { OrangeError, definePlugin, headlessData, parsePluginOptions, type Harness, type HarnessRequest, type HeadlessRequest, type HeadlessResult, type HeadlessRun, type OrangePlugin, findExecutable } from '@orange/core';
+import { OrangeError, definePlugin, headlessData, headlessRunEnv, parsePluginOptions, type Harness, type HarnessRequest, type HeadlessRequest, type HeadlessResult, type HeadlessRun, type OrangePlugin, findExecutable } from '@orange/core';
 import { z } from 'zod';
 
 const argvSchema = z.array(z.string().min(1, 'must not contain empty strings')).min(1, 'must name a program');
@@ -54,20 +54,25 @@ export function substitutePlaceholders(argv: readonly string[], request: Harness
 /** Placeholders a headless argv may use besides the others (`role` is `worker`). */
 export const HEADLESS_PLACEHOLDERS = ['model', 'phase', 'result_file'] as const;
 
-/** Substitutes a headless argv: the placeholders of `substitutePlaceholders` plus `{model}`, `{phase}`, `{result_file}`. */
+/**
+ * Substitutes a headless argv: the placeholders of `substitutePlaceholders` plus `{model}`, `{phase}`,
+ * `{result_file}`. Each has the value of the run's variable of the same name (`headlessRunEnv`:
+ * `{prompt}` is `$ORANGE_PROMPT`, `{model}` is `$ORANGE_MODEL`, empty for the default model, …).
+ */
 export function substituteHeadlessPlaceholders(argv: readonly string[], request: HeadlessRequest): string[] {
+  const run = headlessRunEnv(request);
   return substitute(argv, {
-    prompt: request.prompt,
+    prompt: run.ORANGE_PROMPT,
     task_id: request.task.id,
     project: request.task.project,
-    branch: request.task.branch,
-    role: 'worker',
-    status: request.task.status,
-    review_round: String(request.task.review_round),
+    branch: run.ORANGE_BRANCH,
+    role: run.ORANGE_ROLE,
+    status: run.ORANGE_STATUS,
+    review_round: run.ORANGE_REVIEW_ROUND,
     workspace: request.workspace,
-    model: request.model ?? '',
-    phase: request.phase,
-    result_file: request.resultFile,
+    model: run.ORANGE_MODEL,
+    phase: run.ORANGE_PHASE,
+    result_file: run.ORANGE_RESULT_FILE,
   });
 }
 

@@ -3,13 +3,19 @@ import { pipelineOf } from './instance.js';
 import { breakerToReach, tiersFor, tiersReached } from './policy.js';
 
 /**
- * What `orange doctor` says about the pipeline's settings, as notes (worth knowing, not wrong):
- * model tiers the circuit breaker keeps out of reach, and tiers whose runs cost $0 against the
- * budget because the harness cannot price them. Only harnesses that are installed or configured.
+ * What `orange doctor` says about the pipeline's settings, as notes (worth knowing, not wrong): no
+ * verification checks (every task then passes verification), model tiers the circuit breaker keeps
+ * out of reach, and tiers whose runs cost $0 against the budget because the harness cannot price
+ * them. Only harnesses that are installed or configured.
  */
 export async function pipelineConfigNotes(orange: Orange): Promise<string[]> {
   const { settings } = pipelineOf(orange);
   const notes: string[] = [];
+  if (settings.verify.length === 0) {
+    notes.push(
+      "pipeline: no verification checks are configured, so every task passes verification once its phases report success; add the project's checks, e.g. pipeline({ verify: [['npm', 'test']] }) (docs/workflows.md, departures from seed 002)",
+    );
+  }
   for (const harness of orange.harnesses.values()) {
     if (harness.internal || !harness.headless) continue;
     const installed = await harness.installed().catch(() => false);

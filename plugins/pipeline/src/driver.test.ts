@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { definePlugin, type HeadlessRunner, type Orange, type OrangePlugin, type TaskMeta, type TaskRef } from '@orange/core';
+import { definePlugin, type HeadlessRequest, type HeadlessRunner, type Orange, type OrangePlugin, type TaskMeta, type TaskRef } from '@orange/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { pipelineBox, type Plan, type PipelineBox } from '../test/pipeline-box.js';
 import { runPipeline } from './driver.js';
@@ -166,6 +166,40 @@ describe('the pipeline driver', () => {
     const logs = (await b.orange.store.history(ref.project, ref.id)).filter((e) => e.type === 'pipeline.run').map((e) => String(e.log));
     expect(logs).toHaveLength(3);
     for (const log of logs) expect(existsSync(join(b.orange.paths.taskDir(ref.project, ref.id), log))).toBe(true);
+  });
+
+  it("gives every run, the classifier included, its own prompt, status, phase, model and result file in $ORANGE_*, never the driver's", async () => {
+    // What the driver has: it runs as the task's agent, started with a generic prompt in the status of its start.
+    const driverEnv = { ORANGE_PROMPT: 'Read TASK.md and continue', ORANGE_STATUS: 'created', ORANGE_PHASE: 'stale', ORANGE_MODEL: 'stale' };
+    const saved = Object.fromEntries(Object.keys(driverEnv).map((k) => [k, process.env[k]]));
+    Object.assign(process.env, driverEnv);
+    try {
+      const record = "const e = process.env; require('fs').writeFileSync(e.ORANGE_RESULT_FILE, JSON.stringify([e.ORANGE_PROMPT, e.ORANGE_STATUS, e.ORANGE_PHASE, e.ORANGE_MODEL, e.ORANGE_RESULT_FILE]))";
+      const plan: Plan = { classify: [{ data: { intent: 'bugfix', confidence: 0.9 } }], fix: [{ ok: false, output: 'fix failed: 2 tests fail' }] };
+      box = await pipelineBox({ intents: { bugfix: { phases: ['reproduce', 'fix'] } }, attempts: 1 }, plan, [runInstead(() => [process.execPath, '-e', record])]);
+      const requests: HeadlessRequest[] = [];
+      const headless = box.orange.harnesses.get('h')?.headless as { command: HeadlessRunner['command'] };
+      const command = headless.command;
+      headless.command = (request) => {
+        requests.push(request);
+        return command(request);
+      };
+      const ref = await box.task();
+      await box.to(ref, 'classifying');
+      await runPipeline(box.orange, ref);
+      expect((await box.meta(ref)).status).toBe('completed');
+      expect(box.runs).toEqual(['classify@small', 'reproduce@small', 'fix@small', 'fix@big']);
+      const seen = box.resultFiles.map((r) => JSON.parse(String(r.text)) as string[]);
+      expect(seen).toEqual(requests.map((r) => [r.prompt, r.task.status, r.phase, r.model ?? '', r.resultFile]));
+      expect(seen.map(([, status]) => status)).toEqual(['classifying', 'executing', 'executing', 'executing']);
+      expect(seen[0]?.[0]).toContain('Classify this coding task by intent.');
+      expect(seen[3]?.[0]).toContain('fix failed: 2 tests fail');
+    } finally {
+      for (const [key, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
+    }
   });
 
   it('reads no result file the agent made a symlink (to Orange state) or a FIFO, and removes it', async () => {

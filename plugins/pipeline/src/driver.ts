@@ -1,11 +1,16 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { AGENT_SECRET_VARIABLE, OrangeError, openRegularFile, parseSections, renderPrompt, type Orange, type Task, type TaskMeta, type TaskRef } from '@orange/core';
+import { AGENT_SECRET_VARIABLE, headlessRunEnv, OrangeError, openRegularFile, parseSections, renderPrompt, setSection, type Orange, type Task, type TaskMeta, type TaskRef } from '@orange/core';
 import { execa } from 'execa';
 import { writeCheckpoint } from './checkpoint.js';
 import { pipelineOf, type PipelineInstance } from './instance.js';
 import { noticeNotification, type Notice } from './notice.js';
-import { afterChecks, afterFailure, afterPhaseRun, nextTier, overBudget, pipelineFields, roundUsd, routeFor, spentUsd, type PipelineFields } from './policy.js';
+import { afterChecks, afterFailure, afterPhaseRun, nextTier, overBudget, pipelineFields, roundUsd, routeFor, type PipelineFields } from './policy.js';
+import { lastAsked, questionsFrom, withQuestionsAsked } from './questions.js';
+import { foldReceipts, writeReceipt } from './run-receipts.js';
+import { memoryPrompt, rememberedTier } from './memory-rules.js';
+import { taskMemory } from './memory-store.js';
+import { holdingSignals } from './signals.js';
 
 /** A headless run's result file larger than this is not read (the agent wrote it: it may be anything). */
 const RESULT_FILE_MAX_BYTES = 8 * 1024 * 1024;
@@ -20,7 +25,7 @@ const RESULT_FILE_MAX_BYTES = 8 * 1024 * 1024;
 export async function runPipeline(orange: Orange, ref: TaskRef): Promise<Task> {
   const pipeline = pipelineOf(orange);
   for (;;) {
-    const task = await withCostOfRecord(orange, await orange.engine.readVerified(ref));
+    const task = await withCostOfRecord(orange, ref);
     const next = await step(orange, pipeline, task);
     if (next === null) return orange.store.read(ref.project, ref.id);
   }
@@ -29,15 +34,21 @@ export async function runPipeline(orange: Orange, ref: TaskRef): Promise<Task> {
 type Step = Promise<true | null>;
 
 /**
- * The task with `cost_total_usd` no lower than what its history says its runs cost: a run whose
- * total could not be recorded (TASK.md tampered with until `task repair`, a driver killed) still
- * counts against the budget.
+ * The task with every run's cost of record: receipts a killed driver left folded into the ledger,
+ * and `cost_total_usd` no lower than what the ledger says its runs cost (a total that could not be
+ * recorded — TASK.md tampered with until `task repair`, a driver killed — still counts against the
+ * budget).
  */
-async function withCostOfRecord(orange: Orange, task: Task): Promise<Task> {
-  const spent = spentUsd(await orange.store.history(task.meta.project, task.meta.id));
-  if (spent <= pipelineFields(task.meta).costTotalUsd) return task;
-  orange.log.warn('pipeline cost taken from the run history', { task: task.meta.id, recorded: pipelineFields(task.meta).costTotalUsd, spent });
-  return record(orange, task, { cost_total_usd: spent });
+async function withCostOfRecord(orange: Orange, taskRef: TaskRef): Promise<Task> {
+  return orange.store.withTaskLock(taskRef.project, taskRef.id, async () => {
+    const task = await orange.engine.readVerified(taskRef);
+    const spent = await foldReceipts(orange, task.meta);
+    if (spent <= pipelineFields(task.meta).costTotalUsd) return task;
+    orange.log.warn('pipeline cost taken from the run history', { task: task.meta.id, recorded: pipelineFields(task.meta).costTotalUsd, spent });
+    const updated = await orange.store.update(taskRef.project, taskRef.id, { cost_total_usd: spent });
+    await writeCheckpoint(orange.paths, updated.meta);
+    return updated;
+  });
 }
 
 async function step(orange: Orange, pipeline: PipelineInstance, task: Task): Step {
@@ -110,12 +121,16 @@ async function goWithNotice(orange: Orange, task: Task, to: string, reason: stri
 
 /**
  * Writes pipeline fields and the checkpoint, which mirrors them, under the task lock: a late
- * write can never replace the checkpoint of a newer state.
+ * write can never replace the checkpoint of a newer state. Run receipts not yet in the ledger are
+ * folded in first, and the cost written is never below the cost of record.
  */
 async function record(orange: Orange, task: Task, patch: Partial<TaskMeta>, body?: (b: string) => string): Promise<Task> {
   return orange.store.withTaskLock(task.meta.project, task.meta.id, async () => {
-    await orange.engine.readVerified(ref(task));
-    const updated = await orange.store.update(task.meta.project, task.meta.id, patch, body);
+    const current = await orange.engine.readVerified(ref(task));
+    const spent = await foldReceipts(orange, current.meta);
+    const cost = typeof patch.cost_total_usd === 'number' ? Math.max(patch.cost_total_usd, spent) : spent;
+    const costPatch = cost > pipelineFields(current.meta).costTotalUsd || 'cost_total_usd' in patch ? { cost_total_usd: roundUsd(cost) } : {};
+    const updated = await orange.store.update(task.meta.project, task.meta.id, { ...patch, ...costPatch }, body);
     await writeCheckpoint(orange.paths, updated.meta);
     return updated;
   });
@@ -129,8 +144,9 @@ async function stopForBudget(orange: Orange, task: Task, f: PipelineFields): Ste
 
 async function classify(orange: Orange, pipeline: PipelineInstance, task: Task, f: PipelineFields): Step {
   if (f.confidence !== null) {
-    // Classified before a restart: only the transition is left.
-    return go(orange, task, f.confidence >= pipeline.settings.threshold ? 'routing' : 'awaiting_clarification');
+    // Classified before a restart: only the transition is left (its questions are in TASK.md already).
+    if (f.confidence >= pipeline.settings.threshold) return go(orange, task, 'routing');
+    return go(orange, task, 'awaiting_clarification', clarificationReason(task, f.confidence, pipeline.settings.threshold));
   }
   if (overBudget(f)) return stopForBudget(orange, task, f);
   const intents = Object.keys(pipeline.settings.intents);
@@ -139,23 +155,53 @@ async function classify(orange: Orange, pipeline: PipelineInstance, task: Task, 
   const hookCost = result ? (result.costUsd ?? 0) : 0;
   if (!result) {
     const { tiers } = await pipeline.headlessHarness(task);
-    const prompt = renderPrompt(await template(orange, task, 'classify'), { ...task.meta, context: context(task), intents: intents.join(', ') });
+    const prompt = renderPrompt(await template(orange, task, 'classify'), {
+      ...task.meta,
+      context: context(task),
+      intents: intents.join(', '),
+      questions: parseSections(task.body).get('Questions')?.trim() || '(none)',
+      memory: memoryPrompt({ entries: await taskMemory(orange, pipeline.settings, task), intent: null }),
+    });
     const run = await headlessRun(orange, pipeline, task, { phase: 'classify', prompt, model: tiers[0] ?? '' });
     const confidence = typeof run.data.confidence === 'number' ? run.data.confidence : Number(run.data.confidence);
     result = {
       intent: typeof run.data.intent === 'string' ? run.data.intent : '',
       confidence: run.ok && Number.isFinite(confidence) ? Math.min(1, Math.max(0, confidence)) : 0,
       costUsd: run.costUsd,
+      questions: questionsFrom(run.data.questions),
     };
   }
   // Before the fields: a cost in history is never lost, even when the fields cannot be written.
   await appendEvent(orange, task, { type: 'pipeline.classified', intent: result.intent, confidence: result.confidence, ...(hookCost > 0 ? { cost_usd: hookCost } : {}) });
-  const updated = await record(orange, task, {
-    intent: result.intent,
-    confidence: result.confidence,
-    cost_total_usd: roundUsd(f.costTotalUsd + (result.costUsd ?? 0)),
-  });
-  return go(orange, updated, result.confidence >= pipeline.settings.threshold ? 'routing' : 'awaiting_clarification');
+  const confident = result.confidence >= pipeline.settings.threshold;
+  const questions = questionsFrom(result.questions);
+  const unsure = unsureOf(result.intent);
+  // Not sure: what a person must answer goes into TASK.md with the classification, so a restart keeps it.
+  const asked = confident ? undefined : (body: string) => setSection(body, 'Questions', withQuestionsAsked(parseSections(body).get('Questions'), questions, unsure));
+  const updated = await record(
+    orange,
+    task,
+    {
+      intent: result.intent,
+      confidence: result.confidence,
+      cost_total_usd: roundUsd(f.costTotalUsd + (result.costUsd ?? 0)),
+    },
+    asked,
+  );
+  if (confident) return go(orange, updated, 'routing');
+  return go(orange, updated, 'awaiting_clarification', clarificationReason(updated, result.confidence, pipeline.settings.threshold));
+}
+
+/** What the classifier was unsure of, asked when it gave no questions of its own. */
+function unsureOf(intent: string): string {
+  return `What should this task do, and what would tell whether it is ${intent ? `a ${intent}` : 'a bugfix, a feature or something else'}? (The classifier asked nothing specific.)`;
+}
+
+/** The move's reason, which the clarification notification carries: the questions to answer. */
+function clarificationReason(task: Task, confidence: number, threshold: number): string {
+  const asked = lastAsked(parseSections(task.body).get('Questions'));
+  const sure = `confidence ${confidence.toFixed(2)} < ${threshold.toFixed(2)}`;
+  return asked ? `${sure}; answer with orange task clarify ${task.meta.id} "…": ${asked}` : sure;
 }
 
 async function route(orange: Orange, pipeline: PipelineInstance, task: Task): Step {
@@ -163,13 +209,16 @@ async function route(orange: Orange, pipeline: PipelineInstance, task: Task): St
   if (f.phases.length === 0) {
     const { tiers } = await pipeline.headlessHarness(task);
     const chosen = routeFor(pipeline.settings, f.intent, tiers);
+    // Evolution: an intent that kept needing a higher tier starts there (docs/workflows.md, "Memory").
+    const remembered = rememberedTier((await taskMemory(orange, pipeline.settings, task)) ?? [], chosen.intent, tiers, chosen.tier);
+    if (remembered) await appendEvent(orange, task, { type: 'pipeline.memory.routed', intent: remembered.intent, tier: remembered.tier, from: remembered.from, tasks: remembered.tasks });
     task = await record(orange, task, {
       intent: chosen.intent,
       pipeline_phases: chosen.phases.join(','),
       phase: chosen.phases[0] ?? '',
       phases_done: '',
       phase_result: '',
-      tier: chosen.tier,
+      tier: remembered?.tier ?? chosen.tier,
       attempt: 1,
     });
   }
@@ -192,6 +241,7 @@ async function execute(orange: Orange, pipeline: PipelineInstance, task: Task, f
     phases_done: f.phasesDone.join(', ') || 'none',
     context: context(task),
     feedback,
+    memory: memoryPrompt({ entries: await taskMemory(orange, pipeline.settings, task), intent: f.intent, firstPhase: index === 0, askLessons: true }),
   });
   const run = await headlessRun(orange, pipeline, task, { phase, prompt, model: f.tier });
   await record(orange, task, afterPhaseRun(f, phase, run));
@@ -247,30 +297,42 @@ async function headlessRun(orange: Orange, pipeline: PipelineInstance, task: Tas
   if (pipelineFields(task.meta).budgetUsd > 0 && headless.canPrice?.(model) === false) {
     orange.log.warn('run counts $0 against the budget: the harness has no price for its model', { task: task.meta.id, harness: harness.name, model: model ?? '(default)', phase: input.phase });
   }
-  const harnessCommand = headless.command({ task: task.meta, prompt: input.prompt, workspace, model, phase: input.phase, resultFile });
-  // A runtime plugin may wrap the run (a container), as it wraps an agent in a terminal.
+  const request = { task: task.meta, prompt: input.prompt, workspace, model, phase: input.phase, resultFile };
+  const harnessCommand = headless.command(request);
+  // A runtime plugin may wrap the run (a container), as it wraps an agent in a terminal. The run's
+  // own variables ($ORANGE_PROMPT, $ORANGE_STATUS, …) win over the harness's env and, below, over
+  // this driver's: it runs as the task's agent, with the prompt and status it was started with.
   const command = await orange.hooks.agentCommand.promise(
-    { argv: harnessCommand.argv, env: { ...harnessCommand.env, ORANGE_RESULT_FILE: resultFile, ORANGE_PHASE: input.phase, ORANGE_MODEL: input.model }, cwd: workspace },
+    { argv: harnessCommand.argv, env: { ...harnessCommand.env, ...headlessRunEnv(request) }, cwd: workspace },
     { orange, task, run: { kind: 'headless', phase: input.phase } },
   );
   if (command.argv.length === 0) throw new OrangeError('E_HARNESS', `the agentCommand hook left the ${input.phase} run's command empty`);
   const [file, ...args] = command.argv as [string, ...string[]];
   await appendEvent(orange, task, { type: 'pipeline.run.started', phase: input.phase, tier: input.model, harness: harness.name });
-  const child = await execa(file, args, {
-    cwd: command.cwd,
-    // The agent runs with the task's identity but not the driver's secret: its own `orange` calls cannot act as Orange's driver.
-    env: { ...withoutSecret(process.env), ...command.env },
-    extendEnv: false,
-    reject: false,
-    stdin: 'ignore',
-    timeout: pipeline.settings.runTimeoutMs,
+  // From the start of the run to its receipt, a hangup or stop (a cancel's kill) waits: the run is
+  // stopped with it, and what it cost is written before this process goes.
+  const result = await holdingSignals(async (stop) => {
+    const run = execa(file, args, {
+      cwd: command.cwd,
+      // The agent runs with the task's identity but not the driver's secret: its own `orange` calls cannot act as Orange's driver.
+      env: { ...withoutSecret(process.env), ...command.env },
+      extendEnv: false,
+      reject: false,
+      stdin: 'ignore',
+      timeout: pipeline.settings.runTimeoutMs,
+    });
+    void stop.then((signal) => run.kill(signal));
+    const child = await run;
+    const written = await readResultFile(orange, task, resultFile);
+    const reported = headless.result({ exitCode: child.exitCode ?? 1, stdout: String(child.stdout ?? ''), stderr: String(child.stderr ?? ''), resultFile: written, model });
+    await writeFile(join(runs, `${stamp}.log`), `$ ${command.argv.slice(0, 1).join(' ')} … (exit ${child.exitCode ?? child.signal})\n--- stdout\n${child.stdout}\n--- stderr\n${child.stderr}\n`);
+    // recursive: the agent may have left a directory under that name.
+    await rm(resultFile, { force: true, recursive: true });
+    await writeReceipt(orange, task.meta, { run: stamp, phase: input.phase, tier: input.model, ok: reported.ok, cost_usd: reported.costUsd, log: `runs/${stamp}.log` });
+    return reported;
   });
-  const written = await readResultFile(orange, task, resultFile);
-  const result = headless.result({ exitCode: child.exitCode ?? 1, stdout: String(child.stdout ?? ''), stderr: String(child.stderr ?? ''), resultFile: written, model });
-  await writeFile(join(runs, `${stamp}.log`), `$ ${command.argv.slice(0, 1).join(' ')} … (exit ${child.exitCode ?? child.signal})\n--- stdout\n${child.stdout}\n--- stderr\n${child.stderr}\n`);
-  // recursive: the agent may have left a directory under that name.
-  await rm(resultFile, { force: true, recursive: true });
-  await appendEvent(orange, task, { type: 'pipeline.run', phase: input.phase, tier: input.model, ok: result.ok, cost_usd: result.costUsd, log: `runs/${stamp}.log` });
+  // Into the ledger and the cost of record now, under the lock (a cancel holding it folds the receipt itself).
+  await withCostOfRecord(orange, ref(task));
   return result;
 }
 

@@ -6,3 +6,6 @@ export { pipelineFields, tiersFor, routeFor, afterFailure, afterPhaseRun, afterC
 export { cancelReport, cancelReportLines, inProgress, type CancelReport } from './cancel-report.js';
 export { clarifyTask, resumeTask, respawnTask } from './operator.js';
 export { pipelineConfigNotes } from './config-notes.js';
+export { MEMORY_DIR, memoryEntryOf, memoryLine, parseMemoryEntry, type MemoryEntry } from './memory.js';
+export { memoryPrompt, recurringChecks, relevantEntries, rememberedTier, type RecurringCheck, type RememberedTier } from './memory-rules.js';
+export { forgetMemory, readMemory, recordMemory, selectMemory, type MemoryListing, type StoredMemory } from './memory-store.js';

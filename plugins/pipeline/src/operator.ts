@@ -2,6 +2,7 @@ import { inertHeadings, OrangeError, parseSections, setSection, type Orange, typ
 import { writeCheckpoint } from './checkpoint.js';
 import { pipelineOf } from './instance.js';
 import { pipelineFields, resumeTarget } from './policy.js';
+import { withAnswer } from './questions.js';
 
 const RUNNING = new Set(['classifying', 'routing', 'executing', 'retrying', 'escalating', 'verifying']);
 
@@ -30,10 +31,14 @@ export async function clarifyTask(orange: Orange, ref: TaskRef, answer: string):
     cause: 'request',
     expectFrom: 'awaiting_clarification',
     fields: { confidence: null, intent: '' },
+    // The answer goes under the questions it answers (the classifier reads both) and into the
+    // context the phases work from.
     body: (body) => {
-      const previous = parseSections(body).get('Context');
+      const sections = parseSections(body);
+      const previous = sections.get('Context');
       const answer = `Clarification: ${inertHeadings(text)}`;
-      return setSection(body, 'Context', previous ? `${previous}\n\n${answer}` : answer);
+      const withContext = setSection(body, 'Context', previous ? `${previous}\n\n${answer}` : answer);
+      return setSection(withContext, 'Questions', withAnswer(sections.get('Questions'), text));
     },
   });
   if (!result.changed) throw new OrangeError('E_NOT_ALLOWED', `task ${ref.id} moved to ${result.from} meanwhile; only a task awaiting clarification can be clarified`);

@@ -39,6 +39,11 @@ export const PipelineOptionsSchema = z
     verify: z.array(argv).default([]),
     /** The longest one headless run or check may take, in milliseconds. */
     runTimeoutMs: z.number().int().positive().default(30 * 60_000),
+    /**
+     * The project's memory (`.orange/memory/` in the repository): each completed task records what
+     * it taught there, and prompts and the starting tier use it. False: nothing is recorded or read.
+     */
+    memory: z.boolean().default(true),
   })
   .strict()
   .superRefine((options, ctx) => {

@@ -143,6 +143,17 @@ describe('pipeline gates on the engine', () => {
     await expect(checkCancel(box.orange, await read())).rejects.toMatchObject({ code: 'E_ILLEGAL_TRANSITION', message: 'failed → stopped refused: failed is terminal' });
   });
 
+  it("has a new task's budget from its creation, not its start: the config's, or its own", async () => {
+    box = await pipelineBox({ budgetUsd: 3 });
+    const { task } = await box.orange.engine.createTask({ project: 'demo', summary: 'fix it', spawn: false });
+    expect(task.meta).toMatchObject({ status: 'created', budget_usd: 3, cost_total_usd: 0 });
+    expect(await checkpoint(box, { project: 'demo', id: task.meta.id })).toMatchObject({ state: 'created', budget_usd: 3 });
+    const own = await box.orange.engine.createTask({ project: 'demo', summary: 'fix it cheaply', spawn: false, fields: { budget_usd: 1.5 } });
+    expect((await box.meta({ project: 'demo', id: own.task.meta.id })).budget_usd).toBe(1.5);
+    const other = await box.orange.engine.createTask({ project: 'other', summary: 'not a pipeline task', spawn: false });
+    expect(other.task.meta).not.toHaveProperty('budget_usd');
+  });
+
   it('refuses to resume a task over its budget, and writes the checkpoint at every transition', async () => {
     box = await pipelineBox({ budgetUsd: 1 });
     const ref = await box.task();

@@ -4,6 +4,8 @@ import { setPipelineInstance, type PipelineInstance } from './instance.js';
 import { respawnTask } from './operator.js';
 import { parsePipelineOptions, type PipelineOptions } from './options.js';
 import { afterFailure, nextTier, overBudget, pipelineFields, tiersFor } from './policy.js';
+import { foldReceipts } from './run-receipts.js';
+import { saveTaskMemory } from './memory-store.js';
 
 export { pipelineOf, type PipelineInstance } from './instance.js';
 
@@ -15,7 +17,7 @@ const no = (reason: string): GateResult => ({ ok: false, reason });
 
 /**
  * The `pipeline` workflow's actions (`start_pipeline`, `stop_pipeline`, `escalate_tier`,
- * `next_attempt`) and gates (`pipeline-*`), the checkpoint written at every transition, and the
+ * `next_attempt`, `save_memory`) and gates (`pipeline-*`), the checkpoint written at every transition, and the
  * driver harness. `pipeline({ threshold: 0.6, attempts: 2, breaker: 3, budgetUsd: 5, verify: [['npm', 'test']] })`.
  */
 export function pipeline(options: PipelineOptions = {}): OrangePlugin {
@@ -87,6 +89,9 @@ export function pipeline(options: PipelineOptions = {}): OrangePlugin {
         if (ctx.from === null || !ctx.workflow.state(ctx.from)?.agent) return;
         const kill = orange.hooks.actions.get('kill_session');
         if (kill && kill.taps.length > 0) await kill.promise(ctx);
+        // A run that ended while this move held the lock left its receipt as the driver went: it counts now.
+        const spent = await foldReceipts(orange, ctx.task.meta);
+        if (spent > pipelineFields(ctx.task.meta).costTotalUsd) await ctx.update({ cost_total_usd: spent });
       });
       // `verification` is kept: a failed verdict holds the breaker's count until the checks run again.
       action('next_attempt', async (ctx) => {
@@ -97,7 +102,18 @@ export function pipeline(options: PipelineOptions = {}): OrangePlugin {
         const next = nextTier(tiers, pipelineFields(ctx.task.meta).tier);
         if (next !== null) await ctx.update({ tier: next, attempt: 1, phase_result: '' });
       });
+      // Seed 002's "evaluate evolution, save memory" on verifying → completed: the entry is committed
+      // on the task's branch before release_workspace frees the worktree (docs/workflows.md, "Memory").
+      action('save_memory', async (ctx) => {
+        const saved = await saveTaskMemory(orange, settings, ctx.task);
+        if (saved) await ctx.record({ type: 'pipeline.memory', file: saved.file, commit: saved.commit });
+      });
 
+      // The checkpoint says the new status as soon as it is written (before the move's actions, which
+      // may take seconds: starting the driver), and again after them, with what they changed.
+      orange.hooks.statusWritten.tapPromise('pipeline', async (event) => {
+        if (event.workflow.name === 'pipeline') await writeCheckpoint(orange.paths, event.task.meta);
+      });
       orange.hooks.afterTransition.tapPromise('pipeline', async (event) => {
         if (event.workflow.name === 'pipeline') await writeCheckpoint(orange.paths, event.task.meta);
       });
@@ -107,7 +123,15 @@ export function pipeline(options: PipelineOptions = {}): OrangePlugin {
       });
       orange.hooks.taskCreated.tapPromise('pipeline', async (event) => {
         const workflow = await orange.workflowFor(event.task.meta);
-        if (workflow.name === 'pipeline') await writeCheckpoint(orange.paths, event.task.meta);
+        if (workflow.name !== 'pipeline') return;
+        // The budget is the task's from creation (task show, list, the checkpoint), not from its start:
+        // the config's, unless it was given its own (task create --budget).
+        const { project, id } = event.task.meta;
+        await orange.store.withTaskLock(project, id, async () => {
+          const task = await orange.engine.readVerified({ project, id });
+          const meta = pipelineFields(task.meta).budgetUsd > 0 ? task.meta : (await orange.store.update(project, id, { budget_usd: settings.budgetUsd })).meta;
+          await writeCheckpoint(orange.paths, meta);
+        });
       });
     },
   });

@@ -9,6 +9,9 @@ import Doctor from '../commands/doctor.js';
 import Init from '../commands/init.js';
 import Install from '../commands/install.js';
 import Log from '../commands/log.js';
+import MemoryForget from '../commands/memory/forget.js';
+import MemoryList from '../commands/memory/list.js';
+import MemoryShow from '../commands/memory/show.js';
 import Monitor from '../commands/monitor.js';
 import NotificationsDeliver from '../commands/notifications/deliver.js';
 import PipelineRun from '../commands/pipeline/run.js';
@@ -51,6 +54,9 @@ export const COMMANDS = {
   'init': Init,
   'install': Install,
   'log': Log,
+  'memory:forget': MemoryForget,
+  'memory:list': MemoryList,
+  'memory:show': MemoryShow,
   'monitor': Monitor,
   'notifications:deliver': NotificationsDeliver,
   'pipeline:run': PipelineRun,

@@ -64,7 +64,8 @@ export async function createTask(mover: Mover, input: CreateTaskInput): Promise<
   });
   mover.orange.log.info('task created', { task: id, project: projectName, status, branch, ...(input.issue ? { issue: input.issue.ref } : {}) });
   await mover.safely('taskCreated', () => mover.orange.hooks.taskCreated.promise({ orange: mover.orange, task }));
-  if (input.spawn === false) return { task, spawned: false, failedHooks: [], failures: [] };
+  // Read again: a taskCreated tap may have written it (the pipeline's sets its budget).
+  if (input.spawn === false) return { task: await mover.orange.store.read(projectName, id), spawned: false, failedHooks: [], failures: [] };
 
   if (status === workflow.initial) {
     try {

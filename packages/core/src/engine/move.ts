@@ -177,6 +177,8 @@ export class Mover {
     });
     this.orange.log.info('status changed', { task: task.meta.id, project: task.meta.project, from, to, cause });
     notify?.();
+    const written = current;
+    await this.safely('statusWritten', () => this.orange.hooks.statusWritten.promise({ ...event, task: written }));
 
     const { task: afterHooks, failed, failures } = await this.runActions(current, workflow, transition.hooks, { from, to, cause, reason: options.reason }, deferred);
     current = await this.writeFresh(afterHooks, {

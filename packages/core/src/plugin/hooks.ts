@@ -29,6 +29,7 @@ export function createHooks(): OrangeHooks {
     taskCreated: new AsyncSeriesHook<[TaskEvent]>(['event']),
     beforeTransition: new AsyncSeriesBailHook<[TransitionEvent], string | undefined | void>(['event']),
     transitionRefused: new AsyncSeriesHook<[TransitionRefusedEvent]>(['event']),
+    statusWritten: new AsyncSeriesHook<[TransitionEvent]>(['event']),
     afterTransition: new AsyncSeriesHook<[AfterTransitionEvent]>(['event']),
     hookFailed: new AsyncSeriesHook<[HookFailedEvent]>(['event']),
     agentSpawned: new AsyncSeriesHook<[AgentEvent]>(['event']),

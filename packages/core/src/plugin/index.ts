@@ -6,6 +6,7 @@ export * from './define.js';
 export * from './engine.js';
 export * from './harness-settings-file.js';
 export * from './headless-data.js';
+export * from './headless-env.js';
 export * from './hooks.js';
 export * from './noop-actions.js';
 export * from './notification.js';

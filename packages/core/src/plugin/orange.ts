@@ -73,6 +73,13 @@ export interface OrangeHooks {
    * request or an exit rule: for notifiers and audit logs. Observes only; the lock is held.
    */
   readonly transitionRefused: AsyncSeriesHook<[TransitionRefusedEvent]>;
+  /**
+   * The new status and its ledger entry are written, before any action runs (the lock is held):
+   * for a record that must say what the status says from that moment on — the pipeline's
+   * checkpoint — not seconds later, after the actions. Taps only write their own files: they
+   * must not move or write the task. A failing tap is logged, never stops the move.
+   */
+  readonly statusWritten: AsyncSeriesHook<[TransitionEvent]>;
   /** After the status is written and every action ran; the lock is held (write through the event). */
   readonly afterTransition: AsyncSeriesHook<[AfterTransitionEvent]>;
   /** An action failed after the status was written (the task is flagged for attention). */
@@ -267,6 +274,8 @@ export interface Classification {
   readonly intent: string;
   readonly confidence: number;
   readonly costUsd?: number;
+  /** What the classifier would need to know to be sure: asked of a person when it is not confident enough (`## Questions`). */
+  readonly questions?: readonly string[];
 }
 
 /** A pipeline task could not go on (circuit breaker tripped, top tier used up): for notifiers. */

@@ -51,7 +51,7 @@ export const pipelineWorkflow: WorkflowInput = {
     { from: 'retrying', to: 'failed', by: ['orange'], gate: 'pipeline-breaker-tripped', hooks: ['stop_pipeline', 'release_workspace'], description: 'circuit breaker: full diagnostics' },
     { from: 'escalating', to: 'executing', by: ['orange'], gate: 'pipeline-higher-tier', hooks: ['escalate_tier'], description: 're-run the phase on the next tier' },
     { from: 'escalating', to: 'failed', by: ['orange'], gate: 'pipeline-top-tier', hooks: ['stop_pipeline', 'release_workspace'], description: 'top tier used up' },
-    { from: 'verifying', to: 'completed', by: ['orange'], guard: 'verification == "passed"', hooks: ['stop_pipeline', 'release_workspace'] },
+    { from: 'verifying', to: 'completed', by: ['orange'], guard: 'verification == "passed"', hooks: ['save_memory', 'stop_pipeline', 'release_workspace'], description: 'evaluate evolution, save memory (.orange/memory/)' },
     { from: 'verifying', to: 'retrying', by: ['orange'], guard: 'verification == "failed"', description: 'feed the check output into the retry' },
     ...RUNNING.map((from) => ({ from, to: 'stopped', by: ['person', 'orange'] as Actor[], hooks: ['stop_pipeline'], description: 'cancel or budget exceeded: keep the checkpoint' })),
     // A task cancelled in `created` never had a worktree: resuming acquires one (a no-op when held).
@@ -80,8 +80,12 @@ Task: {summary}
 Context:
 {context}
 
+Questions asked before, and the answers given:
+{questions}
+{memory}
 Answer with one JSON object on the last line, nothing after it:
-{"intent": "<one of: {intents}>", "confidence": <0..1>}
+{"intent": "<one of: {intents}>", "confidence": <0..1>, "questions": ["<what you would need to know to be sure>"]}
+Give questions only when you are not sure: at most three, one line each, for a person to answer.
 `,
     phase: `You are running phase "{phase}" ({phase_number} of {phase_count}) of a coding task.
 
@@ -91,7 +95,7 @@ Phases: {phases}. Done so far: {phases_done}.
 
 Context:
 {context}
-
+{memory}
 Do only this phase's work in this repository and commit it. Do NOT push.
 {feedback}`,
   },

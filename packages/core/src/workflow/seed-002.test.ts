@@ -31,7 +31,7 @@ const SEED: readonly SeedRow[] = [
   { from: 'retrying', to: 'stopped', condition: 'Circuit breaker tripped (3 consecutive failures)', action: 'Report full diagnostics, save checkpoint', hooks: [] },
   { from: 'escalating', to: 'executing', condition: '—', action: 'Re-run phase with upgraded model', gate: 'pipeline-higher-tier', hooks: ['escalate_tier'] },
   { from: 'escalating', to: 'stopped', condition: 'Already at highest tier (Opus) and max retries reached', action: 'Report failure, save checkpoint for manual intervention', hooks: [] },
-  { from: 'verifying', to: 'completed', condition: 'All checks pass', action: 'Move checkpoint to completed, evaluate evolution, save memory', guard: 'verification == "passed"', hooks: ['stop_pipeline', 'release_workspace'] },
+  { from: 'verifying', to: 'completed', condition: 'All checks pass', action: 'Move checkpoint to completed, evaluate evolution, save memory', guard: 'verification == "passed"', hooks: ['save_memory', 'stop_pipeline', 'release_workspace'] },
   { from: 'verifying', to: 'retrying', condition: 'Verification failed', action: 'Feed verification results back into execution phase', guard: 'verification == "failed"', hooks: [] },
 ];
 
@@ -141,7 +141,7 @@ describe('the pipeline workflow is seed 002', () => {
   });
 
   it('is valid against the actions and gates the pipeline plugin provides', () => {
-    const actions = new Set(['acquire_workspace', 'release_workspace', 'start_pipeline', 'stop_pipeline', 'next_attempt', 'escalate_tier', 'delete_remote_branch']);
+    const actions = new Set(['acquire_workspace', 'release_workspace', 'start_pipeline', 'stop_pipeline', 'next_attempt', 'escalate_tier', 'save_memory', 'delete_remote_branch']);
     const gates = new Set(transitions.flatMap((t) => (t.gate ? [t.gate] : [])));
     expect([...gates].every((g) => g.startsWith('pipeline-'))).toBe(true);
     expect(() => Workflow.load(pipelineWorkflow, { actions, gates })).not.toThrow();
