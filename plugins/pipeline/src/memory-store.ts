@@ -1,6 +1,6 @@
 import { lstat, mkdir, readdir, realpath, unlink } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import { openRegularFile, OrangeError, writeFileAtomic, type Orange, type Task } from '@orange/core';
+import { GIT_SAFETY_ARGS, openRegularFile, OrangeError, writeFileAtomic, type Orange, type Task } from '@orange/core';
 import { execa } from 'execa';
 import { MEMORY_DIR, memoryEntryOf, parseMemoryEntry, type MemoryEntry } from './memory.js';
 import type { PipelineSettings } from './options.js';
@@ -126,7 +126,8 @@ export async function recordMemory(worktree: string, entry: MemoryEntry): Promis
   const name = (await entryNames(dir)).find((n) => n.endsWith(`-${entry.task}.json`)) ?? entryFileName(entry);
   const file = `${MEMORY_DIR}/${name}`;
   if (!(await entryNames(dir)).includes(name)) await writeFileAtomic(join(dir, name), `${JSON.stringify(entry, null, 2)}\n`);
-  const git = (args: string[]) => execa('git', args, { cwd: worktree, reject: false, stdin: 'ignore' });
+  // The worktree holds what an agent wrote: git runs there as Orange runs it in every worktree (GIT_SAFETY_ARGS).
+  const git = (args: string[]) => execa('git', [...GIT_SAFETY_ARGS, ...args], { cwd: worktree, reject: false, stdin: 'ignore' });
   const added = await git(['add', '--', file]);
   if (added.exitCode !== 0) {
     const why = /ignored/.test(String(added.stderr)) ? `${MEMORY_DIR} is ignored by git (a .gitignore); un-ignore it to keep the project's memory` : String(added.stderr).trim();
