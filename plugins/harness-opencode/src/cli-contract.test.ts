@@ -109,7 +109,7 @@ describe('opencode CLI contract', () => {
       const { exitCode, stdout, all } = await runOpencode(['debug', 'config'], { home, cwd: ws, env: { OPENCODE_CONFIG_CONTENT: reviewerConfigContent(undefined) } });
       expect(exitCode, all).toBe(0);
       const config = JSON.parse(stdout) as { permission: Record<string, Record<string, string>> };
-      expect(config.permission.external_directory).toEqual({ '/orange/tasks/demo/t1/**': 'allow' });
+      expect(config.permission.external_directory).toEqual({ '/orange/tasks/demo/t1/agent/**': 'allow' });
       expect(Object.entries(config.permission.bash!)).toEqual([
         ['*', 'ask'],
         ['orange *', 'allow'],
