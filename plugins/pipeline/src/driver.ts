@@ -121,15 +121,15 @@ async function goWithNotice(orange: Orange, task: Task, to: string, reason: stri
 
 /**
  * Writes pipeline fields and the checkpoint, which mirrors them, under the task lock: a late
- * write can never replace the checkpoint of a newer state. Run receipts not yet in the ledger are
- * folded in first, and the cost written is never below the cost of record.
+ * write can never replace the checkpoint of a newer state. The cost written is never below the
+ * cost of record.
  */
 async function record(orange: Orange, task: Task, patch: Partial<TaskMeta>, body?: (b: string) => string): Promise<Task> {
   return orange.store.withTaskLock(task.meta.project, task.meta.id, async () => {
     const current = await orange.engine.readVerified(ref(task));
-    const spent = await foldReceipts(orange, current.meta);
-    const cost = typeof patch.cost_total_usd === 'number' ? Math.max(patch.cost_total_usd, spent) : spent;
-    const costPatch = cost > pipelineFields(current.meta).costTotalUsd || 'cost_total_usd' in patch ? { cost_total_usd: roundUsd(cost) } : {};
+    // Receipts are folded right after each run (withCostOfRecord); a total from older fields never lowers the one of record.
+    const recorded = pipelineFields(current.meta).costTotalUsd;
+    const costPatch = typeof patch.cost_total_usd === 'number' ? { cost_total_usd: roundUsd(Math.max(patch.cost_total_usd, recorded)) } : {};
     const updated = await orange.store.update(task.meta.project, task.meta.id, { ...patch, ...costPatch }, body);
     await writeCheckpoint(orange.paths, updated.meta);
     return updated;

@@ -39,13 +39,12 @@ export async function writeReceipt(orange: Orange, meta: Pick<TaskMeta, 'project
 export async function foldReceipts(orange: Orange, meta: TaskMeta): Promise<number> {
   const dir = runsDir(orange, meta);
   const names = (await readdir(dir).catch(() => [] as string[])).filter((name) => name.endsWith(SUFFIX)).sort();
-  let history = await orange.store.history(meta.project, meta.id);
+  const history = await orange.store.history(meta.project, meta.id);
   for (const name of names) {
     const receipt = parseReceipt(await readFile(join(dir, name), 'utf8').catch(() => ''));
     if (receipt !== null && !history.some((event) => event.type === 'pipeline.run' && event.run === receipt.run)) {
       const { run, phase, tier, ok, cost_usd, log } = receipt;
-      await orange.store.appendHistory(meta.project, meta.id, { type: 'pipeline.run', phase, tier, ok, cost_usd, log, run });
-      history = await orange.store.history(meta.project, meta.id);
+      history.push(await orange.store.appendHistory(meta.project, meta.id, { type: 'pipeline.run', phase, tier, ok, cost_usd, log, run }));
     }
     await rm(join(dir, name), { force: true });
   }
