@@ -1,4 +1,5 @@
-import { OrangeError, type AgentRole, type AttachInfo, type Runtime, type RuntimeSnapshot, type TaskMeta } from '@orange/core';
+import { OrangeError, type AgentRole, type AttachInfo, type Runtime, type RuntimeSnapshot, type TaskMeta, type TerminalListener, type TerminalStream } from '@orange/core';
+import { PaneStream } from './pane-stream.js';
 import { isAgentWindow, sessionTarget, taskSession, windowName, windowTarget } from './session-name.js';
 import { attachInfo, switchAndWait } from './tmux-attach.js';
 import type { TmuxClient } from './tmux-client.js';
@@ -86,6 +87,14 @@ export class TmuxRuntime implements Runtime {
     // out at its own width (a 200-column dashboard is not cut to the window's 80).
     const result = await this.client.attempt(['capture-pane', '-p', '-e', '-J', '-t', windowTarget(taskSession(task), windowName(task, role))]);
     return result.ok ? result.stdout : null;
+  }
+
+  /**
+   * Follows the role's window live (the web page's terminal): its screen, then every byte its
+   * agent writes; keys and resizes go to it. Null when the window is gone. See `PaneStream`.
+   */
+  terminal(task: TaskMeta, role: AgentRole, listener: TerminalListener): Promise<TerminalStream | null> {
+    return PaneStream.open(this.client, windowTarget(taskSession(task), windowName(task, role)), listener);
   }
 
   /** The session a task's agents run in. */

@@ -25,6 +25,41 @@ export interface AttachInfo {
   readonly prefix: string;
 }
 
+/** The size of an agent's terminal, in character cells. */
+export interface TerminalSize {
+  readonly cols: number;
+  readonly rows: number;
+}
+
+/** What a {@link TerminalStream} tells its reader, in order. */
+export interface TerminalListener {
+  /**
+   * The screen as it is now, to draw from scratch: its text with colours as SGR escape sequences,
+   * lines ending in CRLF, then the cursor moved where the agent's cursor is. Sent first, and again
+   * after the agent's window changed size (or whenever the runtime draws it afresh): reset the
+   * terminal to `size` before writing it. Output that follows goes on from exactly this screen.
+   */
+  screen(data: string, size: TerminalSize): void;
+  /** Bytes the agent wrote to its terminal since (escape sequences and all, as a terminal reads them). */
+  output(data: Uint8Array): void;
+  /** The window is gone (the agent's session ended) or the stream broke; nothing follows. */
+  closed(reason: string): void;
+}
+
+/**
+ * A live view of an agent's terminal (the web page's terminal panes): what the agent writes as it
+ * writes it, and keys typed into it. Watching changes nothing; `input` and `resize` act on the
+ * agent's window as a person typing in it would.
+ */
+export interface TerminalStream {
+  /** Types these bytes into the agent's terminal, as a keyboard would (raw: `\r` is Enter, `\u0003` Ctrl-C). */
+  input(data: string): Promise<void>;
+  /** Resizes the agent's window (the person typing wants it the size of their own screen). */
+  resize(size: TerminalSize): Promise<void>;
+  /** Stops following; the agent goes on. The listener is not called again; `input` and `resize` do nothing after. */
+  close(): Promise<void>;
+}
+
 /** The runtime slot (tmux): where agents run. Spawning/killing are actions on the bus. */
 export interface Runtime {
   readonly name: string;
@@ -53,6 +88,12 @@ export interface Runtime {
    * shows no preview.
    */
   capture?(task: TaskMeta, role: AgentRole): Promise<string | null>;
+  /**
+   * Follows the agent's terminal live (the web page): the screen now, then every byte written to
+   * it; null when the agent has no window. The listener is first called after the promise resolves.
+   * Optional: a runtime without it shows no live terminal.
+   */
+  terminal?(task: TaskMeta, role: AgentRole, listener: TerminalListener): Promise<TerminalStream | null>;
 }
 
 export interface WorkspaceInfo {
