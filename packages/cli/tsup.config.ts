@@ -61,7 +61,7 @@ const importThroughLoader: TsupPlugin = {
  */
 function bundledVersions(): Record<string, string> {
   const manifest = JSON.parse(readFileSync('package.json', 'utf8')) as { dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
-  const names = Object.keys({ ...manifest.dependencies, ...manifest.devDependencies }).filter((n) => (n.startsWith('@orange/') && n !== '@orange/dashboard') || n === 'zod');
+  const names = Object.keys({ ...manifest.dependencies, ...manifest.devDependencies }).filter((n) => (n.startsWith('@orange/') && n !== '@orange/dashboard' && n !== '@orange/web') || n === 'zod');
   return Object.fromEntries(
     names.map((name) => {
       // Where Node finds the package from here: the nearest node_modules that has it.
@@ -91,10 +91,10 @@ const bundle = packageBuild({
   // import.meta.url, which the bundled code uses, from the bundle's own path.
   shims: true,
   // Everything but jiti and typescript (tsup would otherwise leave every dependency external),
-  // and the dashboard: an ES module (ink and react are ESM only) that `orange dash` imports from
-  // node_modules, so no other command loads it or them.
-  noExternal: [/^(?!(jiti|typescript|@orange\/dashboard)(\/|$))/],
-  external: ['jiti', 'typescript', '@orange/dashboard'],
+  // and the dashboard and the web page: ES modules (ink and react are ESM only) that `orange dash`
+  // and `orange web` import from node_modules, so no other command loads them.
+  noExternal: [/^(?!(jiti|typescript|@orange\/dashboard|@orange\/web)(\/|$))/],
+  external: ['jiti', 'typescript', '@orange/dashboard', '@orange/web'],
   esbuildPlugins: [englishZodOnly, withoutCommandGlob],
   define: { __ORANGE_BUNDLED_VERSIONS__: JSON.stringify(JSON.stringify(bundledVersions())) },
   plugins: [importThroughLoader],

@@ -4,7 +4,7 @@ import { packageBuild } from '../../tsup.base';
 // ES modules from node_modules, resolving and translating them took about half of `orange dash`'s
 // first screen. @orange/core and execa stay external (shared with the CLI's other code).
 export default packageBuild({
-  entry: ['src/index.ts'],
+  entry: ['src/index.ts', 'src/fleet.ts'],
   noExternal: ['ink', 'react', 'string-width', 'chokidar', 'readdirp'],
   // Only imported by ink when DEV=true (React devtools); ink then says to install it.
   external: ['react-devtools-core'],

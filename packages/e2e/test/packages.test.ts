@@ -140,12 +140,15 @@ describe('the packed packages', () => {
     const install = await execa('npm', ['install', '--ignore-scripts', '-D', '@orange/cli', '@orange/core', '@orange/harness-command', 'zod', 'vitest'], { cwd: repo, env, reject: false });
     expect(install.exitCode, explain(install)).toBe(0);
     const installed = await readdir(join(repo, 'node_modules', '@orange'));
-    // The dashboard comes with the CLI (loaded only by `orange dash`: ink cannot be in its bundle).
-    expect(installed.sort()).toEqual(['cli', 'core', 'dashboard', 'harness-command']);
+    // The dashboard and the web page come with the CLI (loaded only by `orange dash` and `orange web`: ink cannot be in its bundle).
+    expect(installed.sort()).toEqual(['cli', 'core', 'dashboard', 'harness-command', 'web']);
     // ink and react are bundled into the dashboard (one file to load, not ~100 modules): it loads without them.
     expect(await readdir(join(repo, 'node_modules')).then((names) => names.filter((n) => n === 'ink' || n === 'react'))).toEqual([]);
     const dashboard = await execa('node', ['-e', "import('@orange/dashboard').then((m) => console.log(typeof m.openDashboard))"], { cwd: repo, env, reject: false });
     expect(dashboard.stdout, explain(dashboard)).toBe('function');
+    // The web server bundles ws, and its page is built into the package: it loads and finds the page without them.
+    const web = await execa('node', ['--input-type=module', '-e', "const m = await import('@orange/web'); const { existsSync } = await import('node:fs'); console.log(typeof m.openWeb, existsSync(new URL('./app/index.html', import.meta.resolve('@orange/web'))));"], { cwd: repo, env, reject: false });
+    expect(web.stdout, explain(web)).toBe('function true');
 
     await mkdir(join(repo, 'plugins'));
     await writeFile(

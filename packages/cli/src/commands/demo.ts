@@ -13,11 +13,12 @@ export default class Demo extends OrangeCommand {
     'in parallel through planning, work, review (one review fails once) and merge, using a scripted',
     'agent that really runs in tmux and calls this CLI. Needs git and tmux; no AI agent is called.',
   ].join('\n');
-  static override examples = ['<%= config.bin %> demo', '<%= config.bin %> demo --keep', '<%= config.bin %> demo --dash', '<%= config.bin %> demo --workflow pipeline'];
+  static override examples = ['<%= config.bin %> demo', '<%= config.bin %> demo --keep', '<%= config.bin %> demo --dash', '<%= config.bin %> demo --web', '<%= config.bin %> demo --workflow pipeline'];
   static override flags = {
     keep: Flags.boolean({ description: 'Keep the sandbox (repository and ORANGE_HOME) to look at afterwards.', default: false }),
     dash: Flags.boolean({ description: 'Watch the agents work in the dashboard (orange dash) while the demo runs; q closes the dashboard and the demo runs on to its summary.', default: false }),
     timeout: Flags.integer({ description: 'Give up after this many seconds.', default: 180, min: 10 }),
+    web: Flags.boolean({ description: 'Watch the fleet in a browser (orange web) while the demo runs; the page stays up after the end until Ctrl-C.', default: false, exclusive: ['dash'] }),
     workflow: Flags.string({ description: 'default: plan, work, review, merge; pipeline: classify, phases, verify, retry, escalate, budget (seed 002).', options: ['default', 'pipeline'], default: 'default' }),
   };
 
@@ -56,6 +57,7 @@ export default class Demo extends OrangeCommand {
         workflow: flags.workflow === 'pipeline' ? 'pipeline' : 'default',
         timeoutMs: flags.timeout * 1000,
         dashboard: flags.dash,
+        web: flags.web,
         signal: interrupt.signal,
         print,
       });

@@ -59,6 +59,12 @@ export interface DemoOptions {
    */
   readonly dashboard?: boolean;
   /**
+   * Serve the fleet to a browser (`demo --web`): `orange web` runs instead of `orange monitor` (it
+   * polls as the monitor does), its URL is printed and opened; once every task is finished the page
+   * stays up until Ctrl-C, which then ends the demo as a success.
+   */
+  readonly web?: boolean;
+  /**
    * Aborted, with the name of the signal as its reason (`SIGINT`, …), when the user interrupts the
    * run: it takes no more steps and tears down exactly as at its end.
    */
@@ -117,6 +123,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const stopIfInterrupted = () => {
     if (interrupt?.aborted) throw new DemoInterrupted();
   };
+  // Set once --web's page was left up after the end: the Ctrl-C that closes it is no interruption.
+  let lingered = false;
   const pipeline = options.workflow === 'pipeline';
   const TASKS = pipeline ? PIPELINE_TASKS : DEFAULT_TASKS;
   for (const tool of ['git', 'tmux']) {
@@ -194,7 +202,14 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     print(`Registered project "sandbox" (pool of ${TASKS.length} worktrees) — ORANGE_HOME=${paths.home}`);
 
     // The backstop monitor, as a user would run it; agent exits are reported to Orange directly.
-    monitor = execa(process.execPath, [options.cliEntry, 'monitor'], { cwd: repo, env, extendEnv: false, reject: false, stdio: 'ignore' });
+    // With --web, `orange web` is that long-running process (it polls as the monitor does).
+    if (options.web) {
+      const web = execa(process.execPath, [options.cliEntry, 'web', '--project', 'sandbox', '--port', '0', '--open'], { cwd: repo, env, extendEnv: false, reject: false, stdin: 'ignore', detached: true });
+      monitor = web;
+      print(`Open the fleet in a browser: ${await firstLine(web)}`);
+    } else {
+      monitor = execa(process.execPath, [options.cliEntry, 'monitor'], { cwd: repo, env, extendEnv: false, reject: false, stdio: 'ignore' });
+    }
 
     for (const task of TASKS) {
       stopIfInterrupted();
@@ -280,8 +295,13 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     print(rows.length === 0 ? '(no tasks)' : table(columns.map((c) => c.toUpperCase()), rows.map((r) => columns.map((c) => r[c] ?? ''))));
     const landed = `origin/main now has ${String(log.stdout).split('\n').length} commits.`;
     print(`\n${landed} ${ok ? 'Every task is done.' : 'Some tasks did not finish.'}`);
-    if (ok) return { ok, sandbox, rows };
-    return { ok, sandbox, rows, log: await explainFailure(paths, ids, print) };
+    const result: DemoResult = ok ? { ok, sandbox, rows } : { ok, sandbox, rows, log: await explainFailure(paths, ids, print) };
+    if (options.web && !interrupt?.aborted) {
+      print('The page stays up to look around: press Ctrl-C to end the demo.');
+      await interrupted;
+      lingered = true;
+    }
+    return result;
   } catch (error) {
     // Interrupted: not a failure to explain (a step may have failed only because Ctrl-C reached its git).
     if (interrupt?.aborted) return { ok: false, sandbox, rows: await taskRows(paths, ids).catch(() => []), interrupted: interrupt.reason as NodeJS.Signals };
@@ -297,7 +317,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     await monitor?.catch(() => undefined);
     await endTasks(paths, socket, ids, orange, print);
     if (!options.keep) await rm(sandbox, { recursive: true, force: true });
-    if (interrupt?.aborted) {
+    if (interrupt?.aborted && !lingered) {
       const gone = options.keep ? `its tmux server and agents are stopped; the sandbox is kept: ${sandbox}` : 'its tmux server, agents and sandbox are gone.';
       print(`The demo was interrupted (${String(interrupt.reason)}): ${gone}`);
     } else if (options.keep) {
@@ -438,4 +458,19 @@ function describe(event: HistoryEvent): string | null {
     default:
       return null;
   }
+}
+
+/** The first line `child` prints (`orange web`'s URL); a child that ends before is a failed step. */
+async function firstLine(child: ResultPromise): Promise<string> {
+  let out = '';
+  let err = '';
+  return new Promise((resolve, reject) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const end = out.indexOf('\n');
+      if (end >= 0) resolve(out.slice(0, end).trim());
+    });
+    child.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    void child.then((result) => reject(new DemoError(`orange web stopped (exit ${String(result.exitCode)}): ${err.trim() || out.trim()}`)));
+  });
 }

@@ -39,6 +39,7 @@ import TaskShow from '../commands/task/show.js';
 import TaskSpawn from '../commands/task/spawn.js';
 import TaskStuck from '../commands/task/stuck.js';
 import TaskUpdate from '../commands/task/update.js';
+import Web from '../commands/web.js';
 import WorkflowShow from '../commands/workflow/show.js';
 import WorkflowSimulate from '../commands/workflow/simulate.js';
 import WorkspaceGc from '../commands/workspace/gc.js';
@@ -84,6 +85,7 @@ export const COMMANDS = {
   'task:spawn': TaskSpawn,
   'task:stuck': TaskStuck,
   'task:update': TaskUpdate,
+  'web': Web,
   'workflow:show': WorkflowShow,
   'workflow:simulate': WorkflowSimulate,
   'workspace:gc': WorkspaceGc,

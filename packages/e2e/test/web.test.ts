@@ -1,0 +1,152 @@
+import { stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Sandbox } from './sandbox.js';
+import { browserMissing, BrowserSession } from './web-page.js';
+import { startWeb, type RunningWeb } from './web-server.js';
+
+// Screenshots go to $ORANGE_WEB_SCREENSHOTS (docs/images when refreshing the docs), else a temp folder.
+const SHOTS = process.env.ORANGE_WEB_SCREENSHOTS ?? join(tmpdir(), `orange-web-shots-${process.pid}`);
+const missing = browserMissing();
+if (missing) console.warn(`skipping the browser tests of orange web: ${missing}`);
+
+let box: Sandbox | undefined;
+let web: RunningWeb | undefined;
+let browser: BrowserSession | undefined;
+afterEach(async (context) => {
+  // A failing test shows what the page and the server said.
+  if (context.task.result?.state === 'fail' && browser) {
+    const text = await browser.page.locator('body').innerText().catch((error: unknown) => String(error));
+    const shot = await browser.screenshot(SHOTS, `failed-${context.task.name.slice(0, 40).replace(/\W+/g, '-')}`).catch(() => '(none)');
+    console.error(`page at ${browser.page.url()} (screenshot ${shot}):\n${text.slice(0, 3000)}\npage problems:\n${browser.problems.join('\n') || '(none)'}\norange web stderr:\n${web?.stderr() ?? ''}`);
+  }
+  await browser?.close();
+  browser = undefined;
+  await web?.stop();
+  web = undefined;
+  await box?.cleanup();
+  box = undefined;
+});
+
+describe.skipIf(missing !== null)('orange web in a real browser, against real tmux agents', () => {
+  it('follows the fleet live: tasks created and moved by the CLI appear on the open board', async () => {
+    box = await Sandbox.create();
+    web = await startWeb(box);
+    browser = await BrowserSession.open();
+    await browser.signIn(web);
+    const { page } = browser;
+    // The address bar no longer shows the token: it is a cookie now, which scripts cannot read.
+    expect(page.url()).toBe(`${web.base}/`);
+    expect(await page.evaluate(() => (globalThis as unknown as { document: { cookie: string } }).document.cookie)).toBe('');
+
+    const id = await box.createTask(['chore/live', 'made by the CLI while the page is open', '--no-spawn']);
+    await page.getByTestId(`row-${id}`).waitFor({ timeout: 5_000 });
+    await expect.poll(() => page.getByTestId(`status-${id}`).textContent(), { timeout: 5_000 }).toContain('pending');
+    const cancelled = await box.orange(['task', 'cancel', id, '--yes']);
+    expect(cancelled.code, cancelled.stderr).toBe(0);
+    // Pushed, not polled: the page shows the status the CLI wrote well within a poll interval (30 s).
+    const written = (await stat(box.paths.taskStateFile('demo', id))).mtimeMs;
+    await page.getByTestId(`row-${id}`).and(page.locator('[data-status="cancelled"]')).waitFor({ timeout: 5_000 });
+    const shownAt = await page.evaluate(() => Date.now());
+    expect(shownAt - written).toBeLessThan(5_000);
+  });
+
+  it('runs an agent in a terminal on the page that follows its output and takes a keystroke', async () => {
+    box = await Sandbox.create();
+    // Once its review passed, the scripted worker stays alive in reviewing, reading lines from its terminal.
+    const id = await box.createTask(['feature/typed', 'a worker that reads what is typed'], 'agent.reviews: PASS\n');
+    await box.createTask(['chore/queued', 'waiting for a person to start it', '--no-spawn']);
+    await box.waitForStatus(id, 'reviewing', 60_000);
+    await box.waitFor('the worker to wait for notices', async () => (await box!.agentLog(id)).includes('waiting for the review'), 15_000);
+    web = await startWeb(box);
+    browser = await BrowserSession.open();
+    await browser.signIn(web);
+    const { page } = browser;
+    await page.getByTestId(`row-${id}`).waitFor();
+    await browser.screenshot(SHOTS, 'web-board-1440');
+    await page.goto(`${web.base}/#/task/demo/${id}/worker`);
+    const terminal = page.getByTestId('terminal-worker');
+    // What xterm drew, row by row (the container also holds xterm's style sheet).
+    const screen = () => terminal.locator('.xterm-rows').textContent();
+    await expect.poll(screen, { timeout: 15_000 }).toMatch(/worker: /);
+    // Read-only until the person asks to type: a key pressed now reaches nobody.
+    await terminal.click();
+    await page.keyboard.type('ignored');
+    await page.getByTestId('type-worker').click();
+    await expect.poll(() => terminal.getAttribute('data-typing')).toBe('true');
+    await terminal.click();
+    await page.keyboard.type('hello from the page');
+    await page.keyboard.press('Enter');
+    await box.waitFor('the worker to read the line typed on the page', async () => (await box!.agentLog(id)).includes('notified: hello from the page'), 15_000);
+    expect(await box.agentLog(id)).not.toContain('ignored');
+    // The agent's answer comes back to the page live.
+    await expect.poll(screen, { timeout: 10_000 }).toContain('notified: hello from the page');
+    await browser.screenshot(SHOTS, 'web-terminal-1440');
+  });
+
+  it('merges from the page: the task is done and its commit is on the bare origin', async () => {
+    box = await Sandbox.create();
+    const id = await box.createTask(['feature/merge-me', 'merged from the browser'], 'agent.reviews: PASS\n');
+    await box.waitForStatus(id, 'reviewing', 60_000);
+    web = await startWeb(box);
+    browser = await BrowserSession.open();
+    await browser.signIn(web, `#/task/demo/${id}/diff`);
+    const { page } = browser;
+    await page.getByTestId('diff-file').first().waitFor({ timeout: 10_000 });
+    await browser.screenshot(SHOTS, 'web-diff-1440');
+    await page.getByTestId('action-merge').click();
+    await expect.poll(() => page.getByTestId('message').getAttribute('data-kind'), { timeout: 30_000 }).toBe('ok');
+    expect(await page.getByTestId('message').textContent()).toContain('done');
+    expect((await box.task(id)).meta.status).toBe('done');
+    expect(await box.git(box.origin, 'log', '--format=%s', 'main')).toContain(`implement the task for task ${id}`);
+    await expect.poll(() => page.getByTestId('task-status').textContent(), { timeout: 5_000 }).toContain('done');
+  });
+
+  it('shows every string from a task as text, never as HTML', async () => {
+    box = await Sandbox.create();
+    const hostile = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>';
+    const id = await box.createTask(['chore/hostile', hostile, '--no-spawn'], `<b>bold?</b> <img src=y onerror="window.__pwned=3">\n\n[link](javascript:window.__pwned=4)\n`);
+    web = await startWeb(box);
+    browser = await BrowserSession.open();
+    await browser.signIn(web);
+    const { page } = browser;
+    const row = page.getByTestId(`row-${id}`);
+    await row.waitFor({ timeout: 5_000 });
+    expect(await row.textContent()).toContain('<img src=x onerror=');
+    expect(await row.locator('img, script').count()).toBe(0);
+    await page.goto(`${web.base}/#/task/demo/${id}/task`);
+    const markdown = page.getByTestId('markdown');
+    await markdown.waitFor({ timeout: 5_000 });
+    expect(await markdown.textContent()).toContain('<b>bold?</b>');
+    expect(await markdown.locator('img, script, b, a[href^="javascript"]').count()).toBe(0);
+    await page.getByTestId('task-summary').waitFor();
+    expect(await page.getByTestId('task-summary').textContent()).toContain('<script>');
+    expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+  });
+
+  it('creates a task from the form and cancels it with a confirmation, on a phone-sized screen too', async () => {
+    box = await Sandbox.create();
+    const other = await box.createTask(['chore/other', 'another task on the board', '--no-spawn']);
+    web = await startWeb(box);
+    browser = await BrowserSession.open({ width: 390, height: 844 });
+    await browser.signIn(web);
+    const { page } = browser;
+    await page.getByTestId(`row-${other}`).waitFor();
+    await browser.screenshot(SHOTS, 'web-board-390');
+    await page.getByTestId('new-task').click();
+    await page.getByTestId('create-summary').fill('made on the phone');
+    await page.getByTestId('create-branch').fill('chore/phone');
+    await page.getByTestId('create-status-reviewing').check();
+    await page.getByTestId('create-submit').click();
+    await page.getByTestId('task-page').waitFor({ timeout: 10_000 });
+    const listed = JSON.parse((await box.orange(['task', 'list', '--json'])).stdout) as { tasks: Array<{ id: string; branch: string; status: string }> };
+    const made = listed.tasks.find((t) => t.branch === 'chore/phone');
+    expect(made?.status).toBe('reviewing');
+    await page.getByTestId('action-cancel').click();
+    await page.getByTestId('confirm').waitFor();
+    await page.getByTestId('confirm-ok').click();
+    await box.waitForStatus(made!.id, 'cancelled', 10_000);
+    await browser.screenshot(SHOTS, 'web-task-390');
+  });
+});

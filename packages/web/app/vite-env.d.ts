@@ -1,0 +1,2 @@
+// Side-effect CSS imports (`import './styles.css'`) are bundled by Vite.
+declare module '*.css';

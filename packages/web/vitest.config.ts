@@ -1,0 +1,8 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'app/src/**/*.test.{ts,tsx}'],
+    testTimeout: 30_000,
+  },
+});
