@@ -1,10 +1,12 @@
-import { mkdtemp, readdir, readFile, realpath, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { demoSandboxes, endDemo, runDemo } from './demo-run.js';
 import { processesOf } from './live-processes.js';
+import { CLI } from './sandbox.js';
+import { rawRequest } from './web-server.js';
 
 /**
  * The processes of a run still alive once they have had up to `ms` to end: a detached exit
@@ -128,6 +130,42 @@ describe('orange demo', () => {
     expect(await readdir(dir)).toEqual([]);
   }, 180_000);
 
+  it('with --web serves the run to a browser: the URL printed and opened, every task on the board, the page up until Ctrl-C, which then ends it as a success', async () => {
+    const dir = await tempFolder();
+    // The "browser": records the URL it was asked to open.
+    const opener = join(dir, 'browser.sh');
+    await writeFile(opener, `#!/bin/sh\nprintf '%s\\n' "$1" > ${JSON.stringify(join(dir, 'opened'))}\n`);
+    await chmod(opener, 0o755);
+    const { TMUX: _t, TMUX_PANE: _p, ORANGE_HOME: _h, ...env } = process.env;
+    const demo = execa(process.execPath, [CLI, 'demo', '--web', '--timeout', '150'], { env: { ...env, TMPDIR: dir, BROWSER: opener }, extendEnv: false, reject: false, timeout: 170_000 });
+    socket = `orange-demo-${String(demo.pid)}`;
+    let out = '';
+    demo.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const until = async (what: string, test: () => boolean | Promise<boolean>, ms: number) => {
+      const deadline = Date.now() + ms;
+      while (!(await test())) {
+        if (Date.now() > deadline || demo.exitCode !== null) throw new Error(`demo --web: no ${what}; stdout:\n${out}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    };
+    await until('URL', () => /Open the fleet in a browser: (\S+)/.test(out), 30_000);
+    const url = new URL(/Open the fleet in a browser: (\S+)/.exec(out)![1]!);
+    await until('opened URL', async () => (await readFile(join(dir, 'opened'), 'utf8').catch(() => '')).trim() === url.href, 15_000);
+    await until('end of the run', () => out.includes('press Ctrl-C to end the demo'), 150_000);
+    // The page still serves the finished fleet: every task done on the board.
+    const host = { Host: url.host };
+    const login = await rawRequest(Number(url.port), { path: `/?token=${url.searchParams.get('token')}`, headers: host });
+    const cookie = String(login.headers['set-cookie']).split(';')[0]!;
+    const board = await firstBoard(Number(url.port), { ...host, Cookie: cookie });
+    expect(board.rows.map((r) => r.status), out).toEqual(['done', 'done', 'done']);
+    demo.kill('SIGINT');
+    const run = await demo;
+    expect(run.exitCode, `${out}\n${String(run.stderr)}`).toBe(0);
+    expect(out).not.toContain('interrupted');
+    expect(await tmuxServerRuns(socket), `tmux server ${socket} still runs`).toBe(false);
+    expect((await readdir(dir)).sort()).toEqual(['browser.sh', 'opened']);
+  }, 180_000);
+
   it('Ctrl-C (SIGINT) once the first agent runs ends the demo with exit 130 and one line, its tmux server, agents and sandbox gone', async () => {
     const dir = await tempFolder();
     const run = await runDemo(dir, ['demo', '--timeout', '150'], { timeoutMs: 170_000, stopWhen: () => agentStarted(dir), stopSignal: 'SIGINT' });
@@ -153,4 +191,23 @@ async function agentStarted(dir: string): Promise<boolean> {
     if ((await readFile(join(sandbox, 'home', 'orange.log'), 'utf8').catch(() => '')).includes('"msg":"agent spawned"')) return true;
   }
   return false;
+}
+
+/** The first board the page's event stream sends. */
+async function firstBoard(port: number, headers: Record<string, string>): Promise<{ rows: Array<{ status: string }> }> {
+  const { request } = await import('node:http');
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path: '/api/events', headers, agent: false }, (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => {
+        text += chunk.toString();
+        const match = /event: board\ndata: (.*)\n\n/.exec(text);
+        if (!match) return;
+        res.destroy();
+        resolve(JSON.parse(match[1]!) as { rows: Array<{ status: string }> });
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }

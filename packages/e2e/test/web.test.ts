@@ -56,7 +56,10 @@ describe.skipIf(missing !== null)('orange web in a real browser, against real tm
     box = await Sandbox.create();
     // Once its review passed, the scripted worker stays alive in reviewing, reading lines from its terminal.
     const id = await box.createTask(['feature/typed', 'a worker that reads what is typed'], 'agent.reviews: PASS\n');
-    await box.createTask(['chore/queued', 'waiting for a person to start it', '--no-spawn']);
+    await box.createTask(['chore/queued', 'Bump the CI image to Node 22', '--no-spawn']);
+    await box.createTask(['docs/contributing', 'Write a CONTRIBUTING guide', '--status', 'reviewing']);
+    const dropped = await box.createTask(['feature/dark-mode', 'Try a dark mode for the docs site', '--no-spawn']);
+    expect((await box.orange(['task', 'cancel', dropped, '--yes'])).code).toBe(0);
     await box.waitForStatus(id, 'reviewing', 60_000);
     await box.waitFor('the worker to wait for notices', async () => (await box!.agentLog(id)).includes('waiting for the review'), 15_000);
     web = await startWeb(box);
@@ -147,6 +150,7 @@ describe.skipIf(missing !== null)('orange web in a real browser, against real tm
     await page.getByTestId('confirm').waitFor();
     await page.getByTestId('confirm-ok').click();
     await box.waitForStatus(made!.id, 'cancelled', 10_000);
+    await expect.poll(() => page.getByTestId('message').getAttribute('data-kind'), { timeout: 10_000 }).toBe('ok');
     await browser.screenshot(SHOTS, 'web-task-390');
   });
 });
