@@ -89,6 +89,37 @@ describe('an active task with no agent', () => {
     expect(report.exits).toEqual([]);
   });
 
+  it('is not taken for dead when its agent comes up after the pass looked: the check is made again under the task lock', async () => {
+    const ref = await taskIn(box, 'working');
+    const runtime = box.orange.maybeSlot('runtime')!;
+    let snapshots = 0;
+    // Each snapshot keeps what it saw; the agent comes up right after the pass's own one.
+    runtime.snapshot = async () => {
+      const seenAlive = new Set(alive);
+      if (++snapshots === 1) alive.add(`${ref.id}:worker`);
+      return { isAlive: (task, role) => seenAlive.has(`${task.id}:${role}`), sessions: [], processes: 0 };
+    };
+    const report = await new Monitor(box.orange).pass();
+    expect(snapshots).toBe(2);
+    expect(report.exits).toEqual([]);
+    expect((await box.orange.store.read(ref.project, ref.id)).meta).toMatchObject({ status: 'working', crash_count: 0 });
+    expect((await box.orange.store.history(ref.project, ref.id)).some((e) => e.type === 'agent.exited')).toBe(false);
+  });
+
+  it('is left alone while its TASK.md was edited by hand (tampered), and handled once it is repaired', async () => {
+    const ref = await taskIn(box, 'working');
+    const file = box.orange.paths.taskFile('demo', ref.id);
+    const original = await readFile(file, 'utf8');
+    // Still a status whose responsible agent is the worker, so only the hand edit stops the exit rule.
+    await writeFile(file, original.replace('status: working', 'status: planning'));
+    const monitor = new Monitor(box.orange);
+    expect((await monitor.pass()).exits).toEqual([]);
+    expect((await box.orange.store.history(ref.project, ref.id)).some((e) => e.type === 'agent.exited')).toBe(false);
+    expect(await readFile(box.orange.paths.logFile, 'utf8')).toContain('exit ignored: TASK.md was edited by hand');
+    await writeFile(file, original);
+    expect((await monitor.pass()).exits).toEqual([expect.objectContaining({ task: ref.id, decision: 'crash' })]);
+  });
+
   it('counts again after the task moved on and back: one handling per stay in a status', async () => {
     const ref = await taskIn(box, 'working');
     const monitor = new Monitor(box.orange);

@@ -13,7 +13,7 @@ import type { Notification, Notifier, OrangePlugin } from '../plugin/index.js';
 import { OrangePaths } from '../store/paths.js';
 
 /** A plugin registering one notifier per name that records what it was sent (or fails as told). */
-function notifiers(received: Record<string, Notification[]>, behave: Record<string, 'throw' | 'hang'> = {}): OrangePlugin {
+function notifiers(received: Record<string, Notification[]>, behave: Record<string, 'throw' | 'hang'> = {}, signals: Record<string, AbortSignal> = {}): OrangePlugin {
   return {
     name: 'test-notifiers',
     apply(orange) {
@@ -22,6 +22,7 @@ function notifiers(received: Record<string, Notification[]>, behave: Record<stri
           name,
           async send(notification, { signal }) {
             received[name]?.push(notification);
+            signals[name] = signal;
             if (behave[name] === 'throw') throw new Error(`${name} is down`);
             if (behave[name] === 'hang') await new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
           },
@@ -484,7 +485,8 @@ describe('a failing notifier', () => {
 
   it('that hangs delays neither the transition nor delivery past its timeout, and its signal is aborted', async () => {
     const got = { stuckOne: [] as Notification[], fine: [] as Notification[] };
-    box = await sandbox({ notifications: { timeoutMs: 1000 } }, [notifiers(got, { stuckOne: 'hang' })]);
+    const signals: Record<string, AbortSignal> = {};
+    box = await sandbox({ notifications: { timeoutMs: 1000 } }, [notifiers(got, { stuckOne: 'hang' }, signals)]);
     const ref = await taskIn(box, 'working');
     const started = performance.now();
     await box.orange.engine.transition(ref, 'stuck');
@@ -499,6 +501,10 @@ describe('a failing notifier', () => {
     expect(await logLines(box)).toContainEqual(
       expect.objectContaining({ msg: 'notifier failed', notifier: 'stuckOne', error: 'notifier stuckOne did not finish within 1000 ms' }),
     );
+    // Told to stop, with why: a notifier that listens lets go of its request.
+    expect(signals.stuckOne?.aborted).toBe(true);
+    expect(String((signals.stuckOne?.reason as Error | undefined)?.message)).toBe('notifier stuckOne did not finish within 1000 ms');
+    expect(signals.fine?.aborted).toBe(false);
   });
 
   it('a notification hook tap that throws is logged and the notifiers still get it', async () => {

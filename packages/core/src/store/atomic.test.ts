@@ -23,4 +23,17 @@ describe('writeTemp', () => {
       expect(after.mtimeMs, `round ${round}`).toBeGreaterThan(temp.stat.mtimeMs);
     }
   });
+
+  it('backdated, records an mtime at least a millisecond before the write itself (whatever tick the kernel keeps times in)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'orange-atomic-'));
+    dirs.push(dir);
+    // The change time is the kernel's own stamp of the write (and of the backdating after it): a
+    // write in the same tick gets at least that mtime, so the recorded one must be older. Without
+    // the backdate both are the same stamp.
+    for (let round = 0; round < 20; round++) {
+      const temp = await writeTemp(join(dir, 'TASK.md'), `version ${round}\n`, { sync: false, backdate: true });
+      const { ctimeMs } = await stat(temp.path);
+      expect(ctimeMs - temp.stat.mtimeMs, `round ${round}`).toBeGreaterThanOrEqual(1);
+    }
+  });
 });
