@@ -85,6 +85,12 @@ describe.skipIf(missing !== null)('orange web in a real browser, against real tm
     expect(await box.agentLog(id)).not.toContain('ignored');
     // The agent's answer comes back to the page live.
     await expect.poll(screen, { timeout: 10_000 }).toContain('notified: hello from the page');
+    // What an agent prints is terminal text, never markup.
+    await page.keyboard.type('<img src=x onerror="globalThis.__pwned=5">');
+    await page.keyboard.press('Enter');
+    await expect.poll(screen, { timeout: 10_000 }).toContain('notified: <img src=x onerror="globalThis.__pwned=5">');
+    expect(await terminal.locator('img').count()).toBe(0);
+    expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
     await browser.screenshot(SHOTS, 'web-terminal-1440');
   });
 

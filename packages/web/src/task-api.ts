@@ -89,7 +89,7 @@ export async function answerApi(context: TaskApiContext, request: IncomingMessag
 }
 
 function routeOf(method: string, path: string): Route | null {
-  const parts = path.split('/').slice(1).map((part) => decodeURIComponent(part));
+  const parts = path.split('/').slice(1).map(decodePart);
   if (parts[0] !== 'api') return null;
   if (method === 'GET' && parts.length === 2 && parts[1] === 'session') return { kind: 'session' };
   if (parts[1] !== 'tasks') return null;
@@ -105,6 +105,14 @@ function routeOf(method: string, path: string): Route | null {
   }
   if (method === 'POST' && last !== undefined) return { kind: 'action', ref, action: last };
   return null;
+}
+
+function decodePart(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    throw new OrangeError('E_INVALID_INPUT', `"${part}" is not a valid part of an address`);
+  }
 }
 
 async function session(context: TaskApiContext): Promise<SessionInfo> {
