@@ -5,7 +5,8 @@
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { chmod, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -481,13 +482,20 @@ describe('an unusable ORANGE_HOME', () => {
     expect(error).toMatchObject({ code: 'E_HOME', message: expect.stringContaining('a part of its path is a file') });
   });
 
-  it.skipIf(process.getuid?.() === 0)('is refused when it is not writable (root may write anywhere, so not as root)', async () => {
-    const home = join(dir, 'read-only');
-    await mkdir(home, { mode: 0o555 });
-    const error = await errorOf(create(home));
-    expect(error).toMatchObject({ code: 'E_HOME', message: expect.stringContaining('is not writable') });
-    const below = await errorOf(create(join(home, 'orange')));
-    expect(below).toMatchObject({ code: 'E_HOME', message: expect.stringContaining(`cannot be created: ${home} is not writable`) });
+  it('is refused when it is not writable (as root, checked by a process of user nobody: root may write anywhere)', async () => {
+    // A folder every user can reach (mkdtemp's are the owner's only), holding one nobody can write.
+    const open = await mkdtemp(join(tmpdir(), 'orange-home-ro-'));
+    try {
+      await chmod(open, 0o755);
+      const home = join(open, 'read-only');
+      await mkdir(home, { mode: 0o555 });
+      const error = await homeErrorAsUser(home);
+      expect(error).toMatchObject({ code: 'E_HOME', message: expect.stringContaining('is not writable') });
+      const below = await homeErrorAsUser(join(home, 'orange'));
+      expect(below).toMatchObject({ code: 'E_HOME', message: expect.stringContaining(`cannot be created: ${home} is not writable`) });
+    } finally {
+      await rm(open, { recursive: true, force: true });
+    }
   });
 
   it('is accepted when missing, and created when first written', async () => {
@@ -557,3 +565,24 @@ describe('imports a config shares with the code that loads it', () => {
     expect(own.OrangeError).toBe("the repository's copy");
   });
 });
+
+/**
+ * The error Orange.create gives for `home`, asked by this user — or, when this is root (CI runs as
+ * root, and root may write anywhere), by a process of user nobody (65534) on the built core.
+ */
+async function homeErrorAsUser(home: string): Promise<{ code?: string; message?: string } | null> {
+  if (process.getuid?.() !== 0) {
+    const error = await errorOf(Orange.create({ plugins: [recordingPlugin([])] }, { paths: new OrangePaths(home) }));
+    return { code: error.code, message: error.message };
+  }
+  const core = pathToFileURL(resolve(import.meta.dirname, '../../dist/index.js')).href;
+  const script = `const { Orange, OrangePaths } = await import(${JSON.stringify(core)});
+try { await Orange.create({ plugins: [] }, { paths: new OrangePaths(${JSON.stringify(home)}) }); console.log('null'); }
+catch (error) { console.log(JSON.stringify({ code: error.code, message: error.message })); }`;
+  const stdout = await new Promise<string>((done, fail) =>
+    execFile(process.execPath, ['--input-type=module', '-e', script], { uid: 65534, gid: 65534, cwd: '/', env: { PATH: process.env.PATH ?? '', HOME: '/' } }, (error, out, err) =>
+      error ? fail(new Error(`the check as user nobody failed: ${error.message}\n${err}`)) : done(out),
+    ),
+  );
+  return JSON.parse(stdout) as { code?: string; message?: string } | null;
+}
