@@ -1,22 +1,11 @@
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { newTaskMeta, type HarnessRequest, findExecutable } from '@orange/core';
+import { newTaskMeta, type HarnessRequest } from '@orange/core';
 import { execa } from 'execa';
+import { agentCli } from '@orange/test-support';
 import { describe, expect, it } from 'vitest';
 import { codexArgv } from './codex.js';
-
-/** The real CLI: on PATH, or under $ORANGE_AGENT_CLI_DIR (a dir, its bin/, or an npm prefix). */
-function locateCli(bin: string): string | null {
-  const dir = process.env.ORANGE_AGENT_CLI_DIR;
-  if (dir) {
-    for (const candidate of [join(dir, bin), join(dir, 'bin', bin), join(dir, 'node_modules', '.bin', bin)]) {
-      if (existsSync(candidate)) return candidate;
-    }
-  }
-  return findExecutable(bin);
-}
 
 /** Every option Orange passes after `exec`, in any role / respawn / effort / model combination. */
 function flagsOrangePasses(): string[] {
@@ -32,8 +21,7 @@ function flagsOrangePasses(): string[] {
   return [...flags];
 }
 
-const cli = locateCli('codex');
-if (!cli) console.warn('codex CLI contract test skipped: codex is not on PATH and ORANGE_AGENT_CLI_DIR does not hold it');
+const cli = agentCli('codex');
 
 describe('codex CLI contract', () => {
   it.skipIf(!cli)('every flag Orange passes appears in codex exec --help', async () => {

@@ -1,24 +1,13 @@
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { newTaskMeta, type HarnessRequest, type HeadlessRequest, findExecutable } from '@orange/core';
+import { newTaskMeta, type HarnessRequest, type HeadlessRequest } from '@orange/core';
 import { execa } from 'execa';
+import { agentCli } from '@orange/test-support';
 import { describe, expect, it } from 'vitest';
 import { geminiArgv, geminiDir } from './gemini.js';
 import { geminiHeadlessArgv, geminiHeadlessResult } from './headless.js';
 import { writeReviewerPolicy } from './reviewer-policy.js';
-
-/** The real CLI: on PATH, or under $ORANGE_AGENT_CLI_DIR (a dir, its bin/, or an npm prefix). */
-function locateCli(bin: string): string | null {
-  const dir = process.env.ORANGE_AGENT_CLI_DIR;
-  if (dir) {
-    for (const candidate of [join(dir, bin), join(dir, 'bin', bin), join(dir, 'node_modules', '.bin', bin)]) {
-      if (existsSync(candidate)) return candidate;
-    }
-  }
-  return findExecutable(bin);
-}
 
 const task = newTaskMeta({ id: 'h'.repeat(21), project: 'demo', branch: 'x', status: 'working' });
 
@@ -41,8 +30,7 @@ function flagsOrangePasses(): string[] {
   return [...flags];
 }
 
-const cli = locateCli('gemini');
-if (!cli) console.warn('gemini CLI contract test skipped: gemini is not on PATH and ORANGE_AGENT_CLI_DIR does not hold it');
+const cli = agentCli('gemini');
 
 /** Runs gemini with a throwaway HOME and no credentials from this environment, so it stops before any request. */
 async function runGemini(args: string[], home: string, cwd = home): Promise<string> {

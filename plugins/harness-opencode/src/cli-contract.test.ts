@@ -1,24 +1,13 @@
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { newTaskMeta, type HarnessRequest, type HeadlessRequest, findExecutable } from '@orange/core';
+import { newTaskMeta, type HarnessRequest, type HeadlessRequest } from '@orange/core';
 import { execa } from 'execa';
+import { agentCli } from '@orange/test-support';
 import { describe, expect, it } from 'vitest';
 import { opencodeHeadlessArgv, opencodeHeadlessResult } from './headless.js';
 import { opencodeArgv, opencodeConfigDir } from './opencode.js';
 import { reviewerConfigContent, writeOpencodeConfig } from './opencode-config.js';
-
-/** The real CLI: on PATH, or under $ORANGE_AGENT_CLI_DIR (a dir, its bin/, or an npm prefix). */
-function locateCli(bin: string): string | null {
-  const dir = process.env.ORANGE_AGENT_CLI_DIR;
-  if (dir) {
-    for (const candidate of [join(dir, bin), join(dir, 'bin', bin), join(dir, 'node_modules', '.bin', bin)]) {
-      if (existsSync(candidate)) return candidate;
-    }
-  }
-  return findExecutable(bin);
-}
 
 function headlessRequest(workspace: string, model: string): HeadlessRequest {
   const task = newTaskMeta({ id: 'g'.repeat(21), project: 'demo', branch: 'x', status: 'working' });
@@ -41,8 +30,7 @@ function flagsOrangePasses(): string[] {
   return [...flags];
 }
 
-const cli = locateCli('opencode');
-if (!cli) console.warn('opencode CLI contract test skipped: opencode is not on PATH and ORANGE_AGENT_CLI_DIR does not hold it');
+const cli = agentCli('opencode');
 
 /** Runs opencode with a throwaway HOME (its config, data and cache go there) and nothing else from this environment. */
 async function runOpencode(args: string[], options: { home: string; cwd?: string; env?: Record<string, string> }): Promise<{ exitCode: number | undefined; stdout: string; all: string }> {

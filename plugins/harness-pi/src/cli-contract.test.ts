@@ -1,24 +1,13 @@
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { newTaskMeta, type HarnessRequest, type HeadlessRequest, findExecutable } from '@orange/core';
+import { newTaskMeta, type HarnessRequest, type HeadlessRequest } from '@orange/core';
 import { execa } from 'execa';
+import { agentCli } from '@orange/test-support';
 import { describe, expect, it } from 'vitest';
 import { piHeadlessArgv, piHeadlessResult } from './headless.js';
 import { piAgentDir, piArgv } from './pi.js';
 import { writeReviewerGuard } from './reviewer-guard.js';
-
-/** The real CLI: on PATH, or under $ORANGE_AGENT_CLI_DIR (a dir, its bin/, or an npm prefix). */
-function locateCli(bin: string): string | null {
-  const dir = process.env.ORANGE_AGENT_CLI_DIR;
-  if (dir) {
-    for (const candidate of [join(dir, bin), join(dir, 'bin', bin), join(dir, 'node_modules', '.bin', bin)]) {
-      if (existsSync(candidate)) return candidate;
-    }
-  }
-  return findExecutable(bin);
-}
 
 const task = newTaskMeta({ id: 'f'.repeat(21), project: 'demo', branch: 'x', status: 'working' });
 
@@ -40,8 +29,7 @@ function flagsOrangePasses(): string[] {
   return [...flags];
 }
 
-const cli = locateCli('pi');
-if (!cli) console.warn('pi CLI contract test skipped: pi is not on PATH and ORANGE_AGENT_CLI_DIR does not hold it');
+const cli = agentCli('pi');
 
 /** Runs pi with a throwaway HOME and no API keys from this environment, so it reads and writes nothing of the user's. */
 async function runPi(args: string[], home: string, input?: string): Promise<string> {

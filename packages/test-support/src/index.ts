@@ -1,0 +1,2 @@
+// Imported by tests only, from its TypeScript sources (vitest compiles them; nothing is built).
+export { agentCli } from './agent-cli.js';
