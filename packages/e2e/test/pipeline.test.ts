@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { TaskStore } from '@orange/core';
+import { processAlive, signalProcess } from '@orange/test-support';
 import { afterEach, describe, expect, it } from 'vitest';
 import { pipelineCalls, pipelineSandbox } from './pipeline-sandbox.js';
 import { Sandbox } from './sandbox.js';
@@ -172,7 +173,7 @@ describe('pipeline workflow, end to end', () => {
     expect(report).toEqual({ id, status: 'stopped', completed: ['reproduce'], in_progress: 'fix', cost_total_usd: 0.05, budget_usd: 5 });
     expect(await checkpoint(box, id)).toMatchObject({ state: 'stopped', current_phase: 'fix', phases_done: ['reproduce'] });
     const hung = (await calls(box)).find((c) => c.phase === 'fix')!;
-    await box.waitFor('the hung agent to be gone', async () => !alive(hung.pid), 10_000);
+    await box.waitFor('the hung agent to be gone', async () => !processAlive(hung.pid), 10_000);
     const resumed = await box.orange(['task', 'resume', id]);
     expect(resumed.code, resumed.stderr).toBe(0);
     const done = await finish(box, id, 'completed');
@@ -248,7 +249,7 @@ describe('pipeline workflow, end to end', () => {
     expect((JSON.parse(cancel.stdout) as { report: unknown }).report).toMatchObject({ completed: [], in_progress: 'classify', cost_total_usd: 0 });
     expect((await box.task(id)).meta.stop_reason).toBe('cancelled');
     const hung = (await calls(box)).find((c) => c.phase === 'classify')!;
-    await box.waitFor('the hung classifier to be gone', async () => !alive(hung.pid), 10_000);
+    await box.waitFor('the hung classifier to be gone', async () => !processAlive(hung.pid), 10_000);
     const resumed = await box.orange(['task', 'resume', id]);
     expect(resumed.code, resumed.stderr).toBe(0);
     const done = await finish(box, id, 'completed');
@@ -275,7 +276,7 @@ describe('pipeline workflow, end to end', () => {
         'Cost so far: $0.0600 of a $5.00 budget',
       ]);
       const pid = Number(await readFile(mark, 'utf8'));
-      await box.waitFor('the hung check to be gone', async () => !alive(pid), 10_000);
+      await box.waitFor('the hung check to be gone', async () => !processAlive(pid), 10_000);
       const resumed = await box.orange(['task', 'resume', id]);
       expect(resumed.code, resumed.stderr).toBe(0);
       await finish(box, id, 'completed');
@@ -328,23 +329,8 @@ async function killMidFix(b: Sandbox, id: string): Promise<void> {
   const driver = await execa('pgrep', ['-f', `pipeline run --project demo --task ${id}( |$)`], { reject: false });
   const pids = [...String(driver.stdout).split('\n').filter(Boolean).map(Number), hung.pid];
   expect(pids.length, 'the driver process').toBeGreaterThan(1);
-  for (const pid of pids) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch (error) {
-      // pgrep also matches a short-lived process naming the driver (a tmux client starting its
-      // window) that ended before this kill: gone already is what the kill is for.
-      if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
-    }
-  }
-  await b.waitFor('the killed processes to be gone', async () => pids.every((p) => !alive(p)), 10_000);
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
+  // pgrep also matches a short-lived process naming the driver (a tmux client starting its window)
+  // that may end before this kill: gone already is what the kill is for.
+  for (const pid of pids) signalProcess(pid);
+  await b.waitFor('the killed processes to be gone', async () => pids.every((p) => !processAlive(p)), 10_000);
 }

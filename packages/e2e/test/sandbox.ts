@@ -4,6 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { execa } from 'execa';
 import { ledgerStatus, OrangePaths, readHistory, TaskStore, type HistoryEvent, type Task } from '@orange/core';
+import { signalProcess } from '@orange/test-support';
 import { processesOf, type LiveProcess } from './live-processes.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -179,14 +180,8 @@ export class Sandbox {
       // The pane's process is the exit-reporting wrapper. It dies first, by SIGKILL, so it has no
       // chance to see its agent end and report it; the agent (found before) goes right after.
       const children = (await execa('pgrep', ['-P', pid], { reject: false })).stdout.split('\n').filter(Boolean);
-      process.kill(Number(pid), 'SIGKILL');
-      for (const child of children) {
-        try {
-          process.kill(Number(child), 'SIGKILL');
-        } catch {
-          // Already gone.
-        }
-      }
+      signalProcess(Number(pid));
+      for (const child of children) signalProcess(Number(child));
     }
     await this.waitFor('the window to close', async () => !(await this.windows()).includes(`${session}:${window}`), 10_000);
   }
@@ -220,13 +215,7 @@ export class Sandbox {
       () => undefined,
     );
     const left = await this.processesEnd(ids, unended);
-    for (const { pid } of left) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // Already gone.
-      }
-    }
+    for (const { pid } of left) signalProcess(pid);
     await rm(this.dir, { recursive: true, force: true, maxRetries: left.length > 0 ? 5 : 0 });
     if (left.length > 0) {
       throw new Error(
