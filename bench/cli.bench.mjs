@@ -18,8 +18,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { OrangePaths, TaskStore, newTaskId, newTaskMeta } from '@orange/core';
-import { root, median, printTable, GIT } from './lib.mjs';
+import { OrangePaths } from '@orange/core';
+import { root, median, printTable, GIT, seedTasks } from './lib.mjs';
 
 const CLI = join(root, 'packages/cli/bin/run.cjs');
 const RUNS = 15;
@@ -29,7 +29,6 @@ const LIST_TASKS = 10_000;
 const GOAL_RATIO = 3;
 const GOAL_LIST_MS = 1000;
 const GOAL_LIST_RSS_MB = 150;
-const STATUSES = ['pending', 'planning', 'working', 'agent-review', 'reviewing', 'done', 'cancelled'];
 
 // Loaded with `node -r` into a measured process: its peak RSS (bytes) goes to the file named by
 // ORANGE_BENCH_RSS_FILE when it exits. Node's own figure, so no GNU time is needed.
@@ -70,19 +69,6 @@ async function measure(label, args, options, expect, { runs = RUNS, warmups = WA
   return { label, ms: median(times), nodeMs: median(nodeTimes), rss: rss ? median(peaks) : null };
 }
 
-/** Creates `count` tasks through TaskStore.create, 50 at a time; `body(n)` is task n's TASK.md body. */
-async function seedTasks(paths, project, count, body = (n) => `## Context\n\nSeeded task ${n}.\n`) {
-  const store = new TaskStore(paths);
-  for (let i = 0; i < count; i += 50) {
-    await Promise.all(
-      Array.from({ length: Math.min(50, count - i) }, (_, k) => {
-        const n = i + k;
-        const meta = newTaskMeta({ id: newTaskId(), project, branch: `bench/${n}`, status: STATUSES[n % STATUSES.length], summary: `bench task ${n}` });
-        return store.create({ meta, body: body(n) });
-      }),
-    );
-  }
-}
 
 /** A TASK.md body of about 1 KB, like a task with context and a plan. */
 function realisticBody(n) {

@@ -16,43 +16,24 @@
 // the exit rules handle each once (a crash counted, as on a machine after a reboot), so the
 // measured passes find a settled fleet and only read it, as a steady pass does.
 // The status-to-screen latency is taken beside the lease holder, so a pass does not move the probe.
-import { execFile } from 'node:child_process';
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { OrangePaths, TaskStore, newTaskId, newTaskMeta, processStart } from '@orange/core';
-import { root, median, pct, printTable, withTempDir } from './lib.mjs';
+import { root, median, pct, printTable, withTempDir, runProgram, seedTasks } from './lib.mjs';
 
 const CLI = join(root, 'packages/cli/bin/run.cjs');
-const STATUSES = ['pending', 'planning', 'working', 'agent-review', 'reviewing', 'done', 'cancelled'];
 const CHANGES = 25;
 const GOAL_FIRST_1K_MS = 1500;
 const GOAL_FIRST_10K_MS = 3000;
 const GOAL_LATENCY_MS = 500;
 
-function run(file, args, options = {}) {
-  return new Promise((resolve) => {
-    execFile(file, args, { maxBuffer: 64 * 1024 * 1024, ...options }, (error, stdout, stderr) => resolve({ code: error ? 1 : 0, stdout: String(stdout), stderr: String(stderr) }));
-  });
-}
 
-async function seed(paths, count) {
-  const store = new TaskStore(paths);
-  for (let i = 0; i < count; i += 50) {
-    await Promise.all(
-      Array.from({ length: Math.min(50, count - i) }, (_, k) => {
-        const n = i + k;
-        const meta = newTaskMeta({ id: newTaskId(), project: 'bench', branch: `bench/${n}`, status: STATUSES[n % STATUSES.length], summary: `bench task ${n}` });
-        return store.create({ meta, body: `## Context\n\nSeeded task ${n}.\n` });
-      }),
-    );
-  }
-}
 
 /** A pane on a tmux server of its own, with the bench's ORANGE_HOME. */
 function terminal(home, socket) {
   const env = { ...process.env, ORANGE_HOME: home, ORANGE_TMUX_SOCKET: `${socket}-agents` };
   delete env.TMUX;
-  const tmux = (...args) => run('tmux', ['-L', socket, ...args], { env });
+  const tmux = (...args) => runProgram('tmux', ['-L', socket, ...args], { env });
   return {
     tmux,
     screen: async () => (await tmux('capture-pane', '-p', '-t', 'dash')).stdout,
@@ -110,7 +91,7 @@ export default async function bench() {
   ]) {
     await withTempDir(`dash-${count}`, async (dir) => {
       const paths = new OrangePaths(join(dir, 'home'));
-      await seed(paths, count);
+      await seedTasks(paths, 'bench', count);
       // Registered, as a project with tasks is: the monitor's pass reads its workflow.
       await writeFile(paths.projectsFile, JSON.stringify([{ name: 'bench', path: dir, default_branch: 'main', pool_size: 2 }]));
       const socket = `orange-bench-dash-${process.pid}-${count}`;
@@ -129,10 +110,10 @@ export default async function bench() {
         await setLease(paths, true);
         beside.push(await firstScreen(paths.home, socket, dir));
         let t = Date.now();
-        await run(process.execPath, [CLI, 'task', 'list', '--all', '--json'], { env: listEnv, cwd: dir });
+        await runProgram(process.execPath, [CLI, 'task', 'list', '--all', '--json'], { env: listEnv, cwd: dir });
         lists.push(Date.now() - t);
         t = Date.now();
-        await run(process.execPath, ['-e', '0']);
+        await runProgram(process.execPath, ['-e', '0']);
         nodes.push(Date.now() - t);
       }
       const ms = median(times);
@@ -160,7 +141,7 @@ export default async function bench() {
       let status = 'clarification';
       for (let i = 0; i < CHANGES; i++) {
         const next = status === 'clarification' ? 'planning' : 'clarification';
-        const updated = await run(process.execPath, [CLI, 'task', 'update', id, '--status', next], { env: term.env, cwd: dir });
+        const updated = await runProgram(process.execPath, [CLI, 'task', 'update', id, '--status', next], { env: term.env, cwd: dir });
         if (updated.code !== 0) throw new Error(`dashboard bench: task update failed: ${updated.stderr}`);
         const written = (await stat(paths.taskStateFile('bench', id))).mtimeMs;
         const pattern = new RegExp(`bench/latency\\s+${next}\\b`);

@@ -1,4 +1,5 @@
 // Helpers shared by the bench/*.bench.mjs files (run.mjs loads only *.bench.mjs, so this is not run).
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -56,4 +57,29 @@ export function printTable(rows) {
   const line = (c) => c.map((x, i) => x.padEnd(widths[i])).join('  ').trimEnd();
   console.log(line(head));
   for (const c of cells) console.log(line(c));
+}
+
+/** The statuses seeded tasks cycle through (a realistic mix of active and finished). */
+export const SEED_STATUSES = ['pending', 'planning', 'working', 'agent-review', 'reviewing', 'done', 'cancelled'];
+
+/** Creates `count` tasks of `project` through TaskStore.create, 50 at a time; `body(n)` is task n's TASK.md body. */
+export async function seedTasks(paths, project, count, body = (n) => `## Context\n\nSeeded task ${n}.\n`) {
+  const { TaskStore, newTaskId, newTaskMeta } = await import('@orange/core');
+  const store = new TaskStore(paths);
+  for (let i = 0; i < count; i += 50) {
+    await Promise.all(
+      Array.from({ length: Math.min(50, count - i) }, (_, k) => {
+        const n = i + k;
+        const meta = newTaskMeta({ id: newTaskId(), project, branch: `bench/${n}`, status: SEED_STATUSES[n % SEED_STATUSES.length], summary: `bench task ${n}` });
+        return store.create({ meta, body: body(n) });
+      }),
+    );
+  }
+}
+
+/** Runs a program to its end; never rejects (`code` 1 on any failure), output kept. */
+export function runProgram(file, args, options = {}) {
+  return new Promise((resolve) => {
+    execFile(file, args, { maxBuffer: 64 * 1024 * 1024, ...options }, (error, stdout, stderr) => resolve({ code: error ? 1 : 0, stdout: String(stdout), stderr: String(stderr) }));
+  });
 }

@@ -10,33 +10,15 @@ import { existsSync } from 'node:fs';
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { OrangePaths, TaskStore, newTaskId, newTaskMeta, processStart } from '@orange/core';
-import { root, median, pct, printTable, withTempDir } from './lib.mjs';
+import { root, median, pct, printTable, withTempDir, runProgram, seedTasks } from './lib.mjs';
 
 const CLI = join(root, 'packages/cli/bin/run.cjs');
 const CHROMIUM = '/usr/bin/chromium';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'];
-const STATUSES = ['pending', 'planning', 'working', 'agent-review', 'reviewing', 'done', 'cancelled'];
 const CHANGES = 25;
 const GOAL_LATENCY_MS = 300;
 
-function run(file, args, options = {}) {
-  return new Promise((resolve) => {
-    execFile(file, args, { maxBuffer: 64 * 1024 * 1024, ...options }, (error, stdout, stderr) => resolve({ code: error ? 1 : 0, stdout: String(stdout), stderr: String(stderr) }));
-  });
-}
 
-async function seed(paths, count) {
-  const store = new TaskStore(paths);
-  for (let i = 0; i < count; i += 50) {
-    await Promise.all(
-      Array.from({ length: Math.min(50, count - i) }, (_, k) => {
-        const n = i + k;
-        const meta = newTaskMeta({ id: newTaskId(), project: 'bench', branch: `bench/${n}`, status: STATUSES[n % STATUSES.length], summary: `bench task ${n}` });
-        return store.create({ meta, body: `## Context\n\nSeeded task ${n}.\n` });
-      }),
-    );
-  }
-}
 
 /** Starts `orange web` and resolves with its URL and process. */
 function startWeb(env, cwd) {
@@ -61,7 +43,7 @@ export default async function bench() {
   for (const count of [10, 1000]) {
     await withTempDir(`web-${count}`, async (dir) => {
       const paths = new OrangePaths(join(dir, 'home'));
-      await seed(paths, count);
+      await seedTasks(paths, 'bench', count);
       await writeFile(paths.projectsFile, JSON.stringify([{ name: 'bench', path: dir, default_branch: 'main', pool_size: 2 }]));
       await mkdir(join(paths.home, 'run'), { recursive: true });
       const holder = { pid: process.pid, start: (await processStart(process.pid)) ?? '', kind: 'monitor', project: null, since: new Date().toISOString() };
@@ -97,7 +79,7 @@ export default async function bench() {
               }),
             [id, next],
           );
-          const updated = await run(process.execPath, [CLI, 'task', 'update', id, '--status', next], { env, cwd: dir });
+          const updated = await runProgram(process.execPath, [CLI, 'task', 'update', id, '--status', next], { env, cwd: dir });
           if (updated.code !== 0) throw new Error(`web bench: task update failed: ${updated.stderr}`);
           const written = (await stat(paths.taskStateFile('bench', id))).mtimeMs;
           latencies.push(Math.max(0, (await shown) - written));
