@@ -26,9 +26,11 @@ describe('orange dash without a terminal', () => {
     expect(result.stdout).toContain('dash');
   });
 
-  it('refuses --all with --project', async () => {
-    const result = await box.orange(['dash', '--all', '--project', 'x']);
-    expect(result.code).toBe(2);
-    expect(result.stderr.split('\n').filter(Boolean)).toHaveLength(1);
+  it("refuses --all with --project in one line of Orange's, not oclif's, exit 2", async () => {
+    for (const args of [['dash', '--all', '--project', 'x'], ['dash', '-p', 'x', '-a']]) {
+      const result = await box.orange(args);
+      expect(result).toMatchObject({ code: 2, stdout: '', stderr: 'orange: --all and --project cannot be used together; pass one of them' });
+    }
+    expect(await box.jsonError(['dash', '-a', '-p', 'x'])).toEqual({ error: '--all and --project cannot be used together; pass one of them', code: 'E_USAGE', exit: 2 });
   });
 });

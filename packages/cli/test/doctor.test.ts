@@ -77,7 +77,7 @@ describe('orange doctor', () => {
     expect(report.tools.find((t) => t.name === 'git')?.version).toMatch(/^\d+\.\d+/);
     expect(report.problems).toEqual([]);
     // The sandbox's PATH has no gh: a note, not a problem.
-    expect(report.notes.join('\n')).toContain('gh is not installed');
+    expect(report.notes).toContain('gh is not installed: pull requests are off, and orange task merge merges locally (no --local needed)');
   });
 
 
@@ -184,6 +184,17 @@ export default { workflow: 'pipeline', plugins: [pipeline({ verify: [['npm', 'te
     // Without the pipeline in use, nothing is said about it.
     const plain = await box.orange(['doctor', '--json'], { cwd: join(root, 'examples', 'custom-hook-plugin'), env: { PATH: `${bin}:${env.PATH}` } });
     expect((JSON.parse(plain.stdout) as Report).notes.filter((n) => n.startsWith('pipeline:'))).toEqual([]);
+  });
+
+  it("loads the shipped typical config (examples/configs/orange.config.ts) copied into a repository that installed nothing", async () => {
+    const dir = await configDir('typical', readFileSync(join(root, 'examples', 'configs', 'orange.config.ts'), 'utf8'));
+    const result = await box.orange(['doctor', '--json'], { cwd: dir, env });
+    expect(result.code, explain(result)).toBe(0);
+    const report = JSON.parse(result.stdout) as Report;
+    expect(report.config).toBe(join(dir, 'orange.config.ts'));
+    expect(report.problems).toEqual([]);
+    expect(report.plugins.find((p) => p.name === 'transition-log')?.from).toMatch(/^orange\.config\.ts:\d+$/);
+    expect(report.harnesses.map((h) => h.name)).toContain('aider');
   });
 
   it('takes the shipped defaults: false config (codex only): the built-in pipeline workflow, whose plugin it does not load, is a note, not 31 problems', async () => {

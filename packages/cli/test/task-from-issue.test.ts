@@ -67,6 +67,16 @@ describe('orange task create --issue', () => {
     expect((await box.json<{ tasks: TaskMeta[] }>(['task', 'list'])).tasks.length).toBe(before);
   });
 
+  it('without gh, says gh is missing and how to create the task without --issue, creating nothing', async () => {
+    const before = (await box.json<{ tasks: TaskMeta[] }>(['task', 'list'])).tasks.length;
+    // The sandbox's own PATH has no gh at all.
+    const result = await box.orange(['task', 'create', '--issue', '123', '--no-spawn']);
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim()).toBe('orange: gh (GitHub CLI) is not installed; install it or create the task without --issue: orange task create <branch> "<summary>" --context "<the issue\'s text>"');
+    expect((await box.jsonError(['task', 'create', '--issue', '123', '--no-spawn'])).code).toBe('E_SCM');
+    expect((await box.json<{ tasks: TaskMeta[] }>(['task', 'list'])).tasks.length).toBe(before);
+  });
+
   it('refuses a reference that is not an issue without asking gh', async () => {
     const before = (await calls()).length;
     const error = await box.jsonError(['task', 'create', '--issue', '--web', '--no-spawn'], { env });

@@ -48,6 +48,16 @@ describe('orange workspace', () => {
     expect(human.stdout).toMatch(/^demo--\d\s+free\s+/m);
   });
 
+  it('init and list print the same table: NAME, TASK (free when none holds it), PATH', async () => {
+    const init = await box.orange(['workspace', 'init']);
+    const list = await box.orange(['workspace', 'list']);
+    expect(init.code).toBe(0);
+    expect(init.stdout.split('\n')[0]).toMatch(/^NAME\s+TASK\s+PATH$/);
+    expect(init.stdout).toMatch(new RegExp(`^demo--\\d\\s+free\\s+${box.paths.workspacesDir}/demo--\\d$`, 'm'));
+    // init lists the project's pool as list does: the same header, rows and widths.
+    expect(init.stdout).toBe(list.stdout);
+  });
+
   it('gc frees a worktree whose task no longer exists, and nothing else', async () => {
     const kept = await box.json<{ workspaces: Workspace[] }>(['workspace', 'list']);
     const held = kept.workspaces.find((w) => w.task !== null) as Workspace;

@@ -94,6 +94,11 @@ describe('orange demo', () => {
     ]) {
       expect(out, report).toMatch(line);
     }
+    // It says first what it does and how long it takes, and prints its lines in the order their events happened.
+    expect(out.split('\n')[0], report).toMatch(/^Orange demo \(pipeline\): three scripted tasks .* It takes about 15–30 s\.$/);
+    const stamps = [...out.matchAll(/^\+ *(\d+\.\d)s {2}task /gm)].map((m) => Number(m[1]));
+    expect(stamps.length, report).toBeGreaterThan(30);
+    expect(stamps, report).toEqual([...stamps].sort((a, b) => a - b));
     // The summary: phases, tier and cost/budget of each task.
     expect(out, report).toMatch(/^TASK +ID +STATUS +PHASES +TIER +COST +TRANSITIONS +SECONDS +SUMMARY$/m);
     expect(out, report).toMatch(/^A +\w{21} +done +reproduce,fix +haiku +\$0\.06\/\$0\.10 +6 /m);

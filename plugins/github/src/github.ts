@@ -1,5 +1,6 @@
 import { definePlugin, parsePluginOptions, type OrangePlugin } from '@orange/core';
 import { z } from 'zod';
+import { GhCli, ISSUE_WITHOUT_GH } from './gh.js';
 import { GithubIssues } from './github-issues.js';
 import { GithubScm } from './github-scm.js';
 import { deleteRemoteBranch } from './remote-branch.js';
@@ -31,7 +32,8 @@ export function github(options: GithubOptions = {}): OrangePlugin {
     apply(orange) {
       const scm = new GithubScm(orange, parsed);
       orange.provide('scm', scm);
-      orange.provide('tracker', new GithubIssues(scm.gh));
+      // Its own runner: without gh, reading an issue has another way out than a merge has.
+      orange.provide('tracker', new GithubIssues(new GhCli(parsed.ghBin, ISSUE_WITHOUT_GH)));
       orange.hooks.actions.for('delete_remote_branch').tapPromise('github', async (ctx) => {
         const project = await ctx.orange.projects.get(ctx.task.meta.project);
         // From the repository itself: a remote given as a relative path (`../origin.git`) means the same there.

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { gitFixture, type Fixture } from '../test/git-fixture.js';
-import type { GithubIssues, GithubScm } from './index.js';
+import { ISSUE_WITHOUT_GH, ghMissing, ghUnauthenticated, type GithubIssues, type GithubScm } from './index.js';
 import { ghPages } from './pull-request-feedback.js';
 
 let fx: Fixture | undefined;
@@ -48,6 +48,20 @@ describe('the github tracker', () => {
     fx = await gitFixture();
     await fx.ghResponds({ 'issue view': { stderr: 'GraphQL: Could not resolve to an issue or pull request with the number of 999.', code: 1 } });
     await expect(trackerOf(fx).issue('#999', fx.project)).rejects.toMatchObject({ code: 'E_SCM', message: 'reading issue #999 failed: GraphQL: Could not resolve to an issue or pull request with the number of 999.' });
+  });
+
+  it('without gh, says it is missing and how to create the task without --issue (not how to merge)', async () => {
+    fx = await gitFixture({ ghBin: 'no-such-gh-xyz' });
+    const refusal = trackerOf(fx).issue('123', fx.project);
+    await expect(refusal).rejects.toMatchObject({ code: 'E_SCM', message: ghMissing(ISSUE_WITHOUT_GH) });
+    await expect(refusal).rejects.toThrow(/^gh \(GitHub CLI\) is not installed; install it or create the task without --issue: orange task create <branch> "<summary>"/);
+  });
+
+  it('with gh logged out, says to log in or create the task without --issue', async () => {
+    fx = await gitFixture();
+    await fx.ghResponds({ 'issue view': { stderr: 'To get started with GitHub CLI, please run:  gh auth login', code: 4 } });
+    await expect(trackerOf(fx).issue('123', fx.project)).rejects.toMatchObject({ code: 'E_SCM', message: ghUnauthenticated(ISSUE_WITHOUT_GH) });
+    await expect(trackerOf(fx).issue('123', fx.project)).rejects.not.toThrow(/merge/);
   });
 
   it('puts Closes #123 in the body of the pull request of a task created from issue 123', async () => {

@@ -6,7 +6,7 @@ import * as Errors from '@oclif/core/errors';
 import * as Flags from '@oclif/core/flags';
 import { blockText, callerOf, checkAgentWrite, identityClaim, isOrangeError, OrangeError, terminalJson, type Caller, type NotificationDelivery, type Orange } from '@orange/core';
 import { callerPlace, servedCall, setExitCode, writeStderr, writeStdout } from '../gateway/served-call.js';
-import { EXIT_REFUSED, EXIT_USAGE, writeError } from './error-output.js';
+import { EXIT_REFUSED, EXIT_USAGE, usageMessage, writeError } from './error-output.js';
 
 /**
  * What every orange command shares: `--json`, the lazily built Orange instance (config loaded
@@ -201,7 +201,7 @@ function describe(error: Error): { message: string; code: string; exit: number }
   }
   if (error instanceof Errors.CLIError) {
     // oclif's parse errors (unknown flag, missing argument, bad option value) are usage errors.
-    return { message: oneLine(error.message.replace(/\s*See more help with --help\s*$/, '')), code: 'E_USAGE', exit: EXIT_USAGE };
+    return { message: oneLine(usageMessage(error.message)), code: 'E_USAGE', exit: EXIT_USAGE };
   }
   const hint = callerPlace().env.ORANGE_DEBUG === '1' ? '' : ' (set ORANGE_DEBUG=1 for the stack)';
   return { message: `unexpected error: ${oneLine(error.message)}${hint}`, code: 'E_INTERNAL', exit: EXIT_REFUSED };

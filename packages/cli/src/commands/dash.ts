@@ -14,7 +14,7 @@ export default class Dash extends OrangeCommand {
     '(Ctrl-b L); the footer shows which. While open it follows the task files and runs the monitor\'s',
     'poll, unless an orange monitor of every project runs. Needs a terminal; for a listing use orange',
     'task list. See docs/dashboard.md.',
-  ].join('\n');
+  ].join(' ');
   static override hiddenAliases = ['dashboard'];
   static override examples = ['<%= config.bin %> dash', '<%= config.bin %> dash --all', '<%= config.bin %> dash --project app --exit-on-attach'];
   static override flags = {

@@ -12,7 +12,7 @@ export default class Demo extends OrangeCommand {
     'Creates a repository with a bare origin, registers it, starts the monitor, and runs three tasks',
     'in parallel through planning, work, review (one review fails once) and merge, using a scripted',
     'agent that really runs in tmux and calls this CLI. Needs git and tmux; no AI agent is called.',
-  ].join('\n');
+  ].join(' ');
   static override examples = ['<%= config.bin %> demo', '<%= config.bin %> demo --keep', '<%= config.bin %> demo --dash', '<%= config.bin %> demo --web', '<%= config.bin %> demo --workflow pipeline'];
   static override flags = {
     keep: Flags.boolean({ description: 'Keep the sandbox (repository and ORANGE_HOME) to look at afterwards.', default: false }),

@@ -13,7 +13,7 @@ export default class Doctor extends OrangeCommand {
     "the CLI's version, the @orange/core and zod it bundles, and the copies of @orange/* and zod the",
     'repository installed (a major or minor version apart from the CLI is a problem). Each problem is',
     'one line on stderr.',
-  ].join('\n');
+  ].join(' ');
   static override examples = ['<%= config.bin %> doctor', '<%= config.bin %> doctor --json'];
 
   async run(): Promise<void> {

@@ -17,7 +17,7 @@ export default class Init extends OrangeCommand {
     'Refuses to write orange.config.ts where another config file (package.json#orange, .orangerc*,',
     'orange.config.js, …) is in the repository root, and even with --force where that file would',
     'still be the one loaded.',
-  ].join('\n');
+  ].join(' ');
   static override examples = [
     '<%= config.bin %> init',
     '<%= config.bin %> init --no-register --harness codex',

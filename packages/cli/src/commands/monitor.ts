@@ -9,7 +9,7 @@ export default class MonitorCommand extends OrangeCommand {
     'Agent exits are normally reported the moment they happen; this loop is the backstop for',
     'sessions killed from outside, reboots, orphaned worktrees and sessions, and pull requests',
     'merged or closed on GitHub. Stops cleanly (exit 0) on Ctrl-C or SIGTERM.',
-  ].join('\n');
+  ].join(' ');
   static override examples = ['<%= config.bin %> monitor', '<%= config.bin %> monitor --once --json', '<%= config.bin %> monitor --project app --interval 5000'];
   static override flags = {
     once: Flags.boolean({ description: 'Run a single pass and exit.', default: false }),

@@ -10,7 +10,7 @@ export default class Web extends OrangeCommand {
     '127.0.0.1 only unless --host names another address and --expose says you mean it. While it',
     "runs it answers agents' calls and runs the monitor's poll (unless an orange monitor of every",
     'project does), like orange dash. Stops on Ctrl-C. See docs/web.md.',
-  ].join('\n');
+  ].join(' ');
   static override examples = ['<%= config.bin %> web', '<%= config.bin %> web --open', '<%= config.bin %> web --port 8080 --project app', '<%= config.bin %> web --host 0.0.0.0 --expose --allow-host mybox.lan'];
   static override flags = {
     port: Flags.integer({ description: 'Port to listen on (0: any free one).', default: 7420, min: 0, max: 65535 }),

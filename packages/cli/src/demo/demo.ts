@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { execa, type ResultPromise } from 'execa';
-import { inlineText, OrangePaths, readHistory, TaskStore, type HistoryEvent } from '@orange/core';
+import { inlineText, OrangePaths, readHistory, TaskStore, type HistoryEvent, type TaskMeta } from '@orange/core';
 import { table } from '../output/render.js';
 import { runningCommandLines } from '../startup/running-commands.js';
+import { agentLogTime, ProgressLog } from './progress-log.js';
 
 /** One scripted task of the demo: what it is about and how its agents behave. */
 interface DemoTask {
@@ -93,6 +94,19 @@ const CLEAR_SCANS = 5;
 const MERGE_ATTEMPTS = 3;
 /** While some remain: how often the teardown cancels again and kills a tmux server a late spawn started. */
 const SWEEP_MS = 1_000;
+/**
+ * How long after its timestamp an event may still be on its way into a history file (the writer
+ * takes the time, then opens and appends): progress lines that recent wait for the next poll.
+ */
+const WRITE_MS = 250;
+
+/** The demo's first line: what it does and how long it takes. */
+const INTRO = {
+  default:
+    'Orange demo: three scripted tasks run in parallel in a throwaway repository (plan, work, review, merge) with real git and tmux; no AI agent is called. It takes about 15–30 s.',
+  pipeline:
+    'Orange demo (pipeline): three scripted tasks run in parallel in a throwaway repository (classify, phases, verify, escalate, budget) with real git and tmux; no AI agent is called. It takes about 15–30 s.',
+} as const;
 
 const GIT_IDENTITY = {
   GIT_AUTHOR_NAME: 'Orange Demo',
@@ -143,7 +157,13 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const origin = join(sandbox, 'origin.git');
   const socket = `orange-demo-${process.pid}`;
   const started = Date.now();
-  const elapsed = () => `+${((Date.now() - started) / 1000).toFixed(1).padStart(5)}s`;
+  const elapsed = (at = Date.now()) => `+${((at - started) / 1000).toFixed(1).padStart(5)}s`;
+  // Every timed line goes through here, stamped with when it happened, and is printed in that order.
+  const progress = new ProgressLog();
+  const say = (task: DemoTask, text: string, at = Date.now()) => progress.add(at, `task ${task.label}${text}`);
+  const printProgress = (upTo: number) => {
+    for (const line of progress.take(upTo)) print(`${elapsed(line.at)}  ${line.text}`);
+  };
   const { TMUX: _tmux, TMUX_PANE: _pane, ORANGE_TASK_ID: _id, ORANGE_PROJECT: _project, ...inherited } = process.env;
   const env: Record<string, string> = {
     ...(inherited as Record<string, string>),
@@ -158,9 +178,47 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     execa(process.execPath, [options.cliEntry, ...args], { cwd: repo, env, extendEnv: false, reject: false, input, detached: true });
   let monitor: ResultPromise | undefined;
   const ids = new Map<string, DemoTask>();
+  const seen = new Map<string, number>();
+  const seenLog = new Map<string, number>();
+  /**
+   * Reads what each task's history and agent log gained since the last read into the progress log
+   * (printed later, in the order it happened); returns each task's fields and its status as of
+   * that history. The ledger is written after a move's actions, so the status of record can be
+   * ahead of it: acting on the history's status, the demo's "human" never merges a task before
+   * the line that says it is in review.
+   */
+  const readTasks = async () => {
+    const tasks = new Map<string, { readonly status: string; readonly meta: TaskMeta }>();
+    for (const [id, task] of ids) {
+      const history = await readHistory(paths.historyFile('sandbox', id));
+      for (const event of history.slice(seen.get(id) ?? 0)) {
+        const line = describe(event);
+        if (line) say(task, `  ${inlineText(line)}`, Date.parse(event.timestamp) || Date.now());
+      }
+      seen.set(id, history.length);
+      const agentLines = (await readFile(join(paths.home, 'agent-logs', `${id}.log`), 'utf8').catch(() => '')).split('\n');
+      for (const line of agentLines.slice(seenLog.get(id) ?? 0)) {
+        if (line.includes('refused:')) say(task, `    the agent was told: ${inlineText(line.replace(/^.*refused: /, ''))}`, agentLogTime(line, Date.now()) ?? Date.now());
+      }
+      seenLog.set(id, Math.max(agentLines.length - 1, 0));
+      // Read after the history: a stop the history shows has its reason here.
+      const meta = (await new TaskStore(paths).read('sandbox', id)).meta;
+      const moved = history.findLast((event) => event.type === 'status.changed');
+      tasks.set(id, { meta, status: moved ? String(moved.to) : meta.status });
+    }
+    return tasks;
+  };
+  /** Reads every task and prints what happened up to the start of the read (all of it with `all`). */
+  const catchUp = async (all = false) => {
+    const readFrom = Date.now();
+    const tasks = await readTasks();
+    printProgress(all ? Number.POSITIVE_INFINITY : readFrom - WRITE_MS);
+    return tasks;
+  };
 
   try {
     stopIfInterrupted();
+    print(INTRO[pipeline ? 'pipeline' : 'default']);
     print(`Sandbox: ${sandbox}`);
     await git(sandbox, 'init', '-q', '--bare', '-b', 'main', origin);
     await git(sandbox, 'clone', '-q', origin, repo);
@@ -215,12 +273,15 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       stopIfInterrupted();
       const created = await orange(['task', 'create', task.summary, '--context', '-', '--json'], task.context);
       if (created.exitCode !== 0) throw new DemoError(`task create failed: ${String(created.stderr).trim()}`);
-      const json = JSON.parse(String(created.stdout)) as { id?: string; task?: { id?: string } };
+      const json = JSON.parse(String(created.stdout)) as { id?: string; task?: { id?: string; created_at?: string } };
       const id = json.task?.id ?? json.id;
       if (!id) throw new DemoError(`task create printed no id: ${String(created.stdout)}`);
       ids.set(id, task);
-      print(`${elapsed()}  task ${task.label} created (${id}): ${task.summary}`);
+      say(task, ` created (${id}): ${task.summary}`, Date.parse(json.task?.created_at ?? '') || Date.now());
     }
+    // Task A's agent started while B and C were being created: its first moves come before their
+    // lines, and all of them before the tmux line below.
+    await catchUp(true);
     const first = [...ids.keys()][0] as string;
     // Through the store: it waits out a TASK.md an agent is rewriting, and reads the fields of record.
     const firstTask = await new TaskStore(paths).read('sandbox', first);
@@ -238,50 +299,41 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       });
     }
 
-    const seen = new Map<string, number>();
-    const seenLog = new Map<string, number>();
     const merging = new Set<string>();
     const resumed = new Set<string>();
     const mergeAttempts = new Map<string, number>();
     const deadline = Date.now() + options.timeoutMs;
     while (Date.now() < deadline) {
       let finished = 0;
+      stopIfInterrupted();
+      const read = await catchUp();
       for (const [id, task] of ids) {
         stopIfInterrupted();
-        const history = await readHistory(paths.historyFile('sandbox', id));
-        for (const event of history.slice(seen.get(id) ?? 0)) {
-          const line = describe(event);
-          if (line) print(`${elapsed()}  task ${task.label}  ${inlineText(line)}`);
-        }
-        seen.set(id, history.length);
-        const agentLines = (await readFile(join(paths.home, 'agent-logs', `${id}.log`), 'utf8').catch(() => '')).split('\n');
-        for (const line of agentLines.slice(seenLog.get(id) ?? 0)) {
-          if (line.includes('refused:')) print(`${elapsed()}  task ${task.label}    the agent was told: ${inlineText(line.replace(/^.*refused: /, ''))}`);
-        }
-        seenLog.set(id, Math.max(agentLines.length - 1, 0));
-        const meta = (await new TaskStore(paths).read('sandbox', id)).meta;
-        const status = meta.status;
+        const { meta, status } = read.get(id) ?? {};
+        if (!meta || !status) continue;
         if (status === 'done' || status === 'cancelled' || status === 'stuck' || status === 'failed') finished++;
         if (status === 'stopped' && String(meta.stop_reason ?? '').startsWith('budget') && !resumed.has(id)) {
           resumed.add(id);
-          print(`${elapsed()}  task ${task.label}  the human raises its budget to $1 and resumes it`);
+          say(task, '  the human raises its budget to $1 and resumes it');
           const resume = await orange(['task', 'resume', id, '--budget', '1']);
-          if (resume.exitCode !== 0) print(`${elapsed()}  task ${task.label}  resume failed: ${String(resume.stderr).trim()}`);
+          if (resume.exitCode !== 0) say(task, `  resume failed: ${String(resume.stderr).trim()}`);
         }
         // A reviewed task, or a pipeline task its pipeline completed: a person merges it.
         if ((status === 'reviewing' || status === 'completed') && !merging.has(id)) {
           const attempt = (mergeAttempts.get(id) ?? 0) + 1;
           mergeAttempts.set(id, attempt);
-          print(`${elapsed()}  task ${task.label}  the human reviews the branch and merges it${attempt > 1 ? ` (attempt ${attempt})` : ''}`);
+          say(task, `  the human reviews the branch and merges it${attempt > 1 ? ` (attempt ${attempt})` : ''}`);
           const merged = await orange(['task', 'merge', id, '--yes', '--strategy', 'merge']);
           // A refused merge is tried again on a later round, as a person would, a few times at most.
           if (merged.exitCode === 0 || attempt >= MERGE_ATTEMPTS) merging.add(id);
-          if (merged.exitCode !== 0) print(`${elapsed()}  task ${task.label}  merge failed: ${String(merged.stderr).trim()}`);
+          if (merged.exitCode !== 0) say(task, `  merge failed: ${String(merged.stderr).trim()}`);
         }
       }
       if (finished === ids.size) break;
       await delay(150, undefined, { signal: interrupt }).catch(() => undefined);
     }
+    // The last events (the final merges' moves), and every line still held.
+    await catchUp(true);
 
     stopIfInterrupted();
     if (dashboardOpen) print('Every task finished; quit the dashboard (q) to end the demo.');
@@ -303,6 +355,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     }
     return result;
   } catch (error) {
+    // What was read before the stop still belongs to the story.
+    printProgress(Number.POSITIVE_INFINITY);
     // Interrupted: not a failure to explain (a step may have failed only because Ctrl-C reached its git).
     if (interrupt?.aborted) return { ok: false, sandbox, rows: await taskRows(paths, ids).catch(() => []), interrupted: interrupt.reason as NodeJS.Signals };
     // A failure must explain itself: the step that failed, and what Orange logged before it.

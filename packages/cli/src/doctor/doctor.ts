@@ -123,7 +123,7 @@ export async function diagnose(orange: Orange, builtins: readonly OrangePlugin[]
     for (const tool of tools) {
       if (tool.version !== null) continue;
       if (tool.required) problems.push(`${tool.name} is not installed (or not on PATH); Orange needs it${tool.name === 'tmux' ? ' to run agents' : ''}`);
-      else notes.push(`${tool.name} is not installed: pull requests are off and merges are local (orange task merge --local)`);
+      else notes.push(`${tool.name} is not installed: pull requests are off, and orange task merge merges locally (no --local needed)`);
     }
 
     if (await usesPipeline(orange)) {

@@ -11,7 +11,7 @@ export default class MemoryForget extends OrangeCommand {
     "Removes .orange/memory/<entry>.json from the project's repository checkout.",
     'Tasks read the memory their branch was made from, so they forget an entry once its removal is committed to the default branch (and pushed).',
     'Git keeps what a commit had: git restore brings an entry back.',
-  ].join('\n');
+  ].join(' ');
   static override examples = ['<%= config.bin %> memory forget 3', '<%= config.bin %> memory forget V1StGXR8Z5jdHi6BmyT4a', '<%= config.bin %> memory forget --all --project app'];
   static override args = { entry: Args.string({ ignoreStdin: true, description: 'The entry: its number in orange memory list (1 is the oldest), or its task id.' }) };
   static override flags = {

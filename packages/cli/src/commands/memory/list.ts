@@ -12,7 +12,7 @@ export default class MemoryList extends OrangeCommand {
     "Reads .orange/memory/ in the project's repository (the checkout registered with orange project add), oldest first.",
     'An entry arrives there when a completed task is merged and you pull it.',
     '# is the number memory show and memory forget take.',
-  ].join('\n');
+  ].join(' ');
   static override examples = ['<%= config.bin %> memory list', '<%= config.bin %> memory list --project app --json'];
   static override flags = { project: projectFlag };
 

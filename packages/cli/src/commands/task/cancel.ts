@@ -11,7 +11,7 @@ export default class TaskCancel extends OrangeCommand {
     'Asks for confirmation unless --yes; without a terminal it refuses instead of waiting.',
     'A pipeline task is stopped instead, keeping its checkpoint for orange task resume; cancelling a stopped',
     'pipeline task abandons it: it ends failed and its worktree is freed (checkpoint.json stays for inspection).',
-  ].join('\n');
+  ].join(' ');
   static override examples = ['<%= config.bin %> task cancel V1StGXR8Z5jdHi6BmyT4a', '<%= config.bin %> task cancel V1StGXR8Z5jdHi6BmyT4a --yes'];
   static override args = { id: requiredTaskIdArg };
   static override flags = { project: projectFlag, yes: yesFlag };

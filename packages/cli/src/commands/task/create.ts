@@ -12,7 +12,7 @@ export default class TaskCreate extends OrangeCommand {
   static override description = [
     'The branch defaults to orange-tasks/<id>. An empty summary starts the task in clarification,',
     'where the agent asks its questions first. A single argument with spaces is taken as the summary.',
-  ].join('\n');
+  ].join(' ');
   static override examples = [
     '<%= config.bin %> task create feature/login "Add a login form"',
     '<%= config.bin %> task create "Fix the flaky date test"',

@@ -16,7 +16,7 @@ export default class TaskMerge extends OrangeCommand {
     'merges a task still at work (planning, working, agent-review, …) as its branch stands: the',
     "workflow's forced move into done stops its agents; the ledger records the merge as forced.",
     "A person's command: it asks for confirmation unless --yes (without a terminal it refuses instead of waiting).",
-  ].join('\n');
+  ].join(' ');
   static override examples = [
     '<%= config.bin %> task merge V1StGXR8Z5jdHi6BmyT4a',
     '<%= config.bin %> task merge V1StGXR8Z5jdHi6BmyT4a --yes --strategy merge',

@@ -13,7 +13,7 @@ export default class TaskOutput extends OrangeCommand {
     "By default the latest spawn's transcript (of --role, if given). Escape sequences are removed so",
     'the text is safe on a terminal; --raw writes the stream as recorded, only into a pipe or a file.',
     '--follow ends when that agent exits (or on Ctrl-C).',
-  ].join('\n');
+  ].join(' ');
   static override examples = [
     '<%= config.bin %> task output V1StGXR8Z5jdHi6BmyT4a',
     '<%= config.bin %> task output V1StGXR8Z5jdHi6BmyT4a --role reviewer --follow',

@@ -9,7 +9,7 @@ export default class TaskRepair extends OrangeCommand {
     'TASK.md front matter fields other than summary, harness, review_harness, effort and review_effort',
     "belong to the engine (status, branch, id, workspace, spawn ids, …). A TASK.md showing another value",
     'than the one of record is refused (E_TAMPERED) until repaired. Repair keeps the body and the free fields.',
-  ].join('\n');
+  ].join(' ');
   static override examples = ['<%= config.bin %> task repair V1StGXR8Z5jdHi6BmyT4a'];
   static override args = { id: requiredTaskIdArg };
   static override flags = { project: projectFlag };

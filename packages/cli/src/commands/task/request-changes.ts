@@ -12,7 +12,7 @@ export default class TaskRequestChanges extends OrangeCommand {
     'The instructions (--notes TEXT, or --notes - to read standard input) are added to ## Notes with',
     'the time; then reviewing → working, whose notify_worker tells the worker to read ## Review and',
     '## Notes. Refused for a task in any other status.',
-  ].join('\n');
+  ].join(' ');
   static override examples = [
     '<%= config.bin %> task request-changes V1StGXR8Z5jdHi6BmyT4a',
     '<%= config.bin %> task request-changes V1StGXR8Z5jdHi6BmyT4a --notes "rename the flag to --dry-run"',

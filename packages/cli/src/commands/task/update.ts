@@ -16,7 +16,7 @@ export default class TaskUpdate extends OrangeCommand {
     'hold and its artifact gate must pass (e.g. ## Plan before working, ## Handoff before agent-review);',
     'a refusal names the reason and changes nothing. --branch NAME renames the branch in the worktree;',
     '--branch alone records the branch the worktree is on (after renaming it with git).',
-  ].join('\n');
+  ].join(' ');
   static override examples = [
     '<%= config.bin %> task update --status working          # inside the worktree',
     '<%= config.bin %> task update V1StGXR8Z5jdHi6BmyT4a --status reviewing',

@@ -15,7 +15,7 @@ export default class WorkflowSimulate extends OrangeCommand {
     "request STATUS (the agent's), move STATUS (a person's), merge (orange task merge), exit worker|reviewer, respawn,",
     'review PASS|FAIL, gate NAME pass|fail [REASON], set FIELD VALUE, fail ACTION [MESSAGE],',
     'veto [REASON], file PATH [TEXT] (written in the simulated worktree). See docs/workflows.md.',
-  ].join('\n');
+  ].join(' ');
   static override examples = [
     '<%= config.bin %> workflow simulate --script "request working; exit worker; review FAIL; exit reviewer"',
     '<%= config.bin %> workflow simulate classic --script "exit worker; exit worker" --json',

@@ -1,7 +1,7 @@
 import { OrangeCommand } from '../../command/base-command.js';
 import { projectFlag } from '../../command/flags.js';
 import { resolveProject } from '../../command/locate.js';
-import { table } from '../../output/render.js';
+import { workspaceTable } from '../../output/workspace-table.js';
 
 export default class WorkspaceInit extends OrangeCommand {
   static override summary = "Create every worktree of the project's pool now (otherwise they are created on demand).";
@@ -13,6 +13,6 @@ export default class WorkspaceInit extends OrangeCommand {
     const orange = await this.orange();
     const project = await resolveProject(orange, flags.project);
     const workspaces = await orange.slot('workspaces').init(project);
-    this.emit({ workspaces }, () => this.log(table(['NAME', 'PATH', 'TASK'], workspaces.map((w) => [w.name, w.path, w.task ?? '-']))));
+    this.emit({ workspaces }, () => this.log(workspaceTable(workspaces)));
   }
 }

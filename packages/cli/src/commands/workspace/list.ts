@@ -2,7 +2,7 @@ import * as Flags from '@oclif/core/flags';
 import { OrangeCommand } from '../../command/base-command.js';
 import { projectFlag } from '../../command/flags.js';
 import { inferProject } from '../../command/locate.js';
-import { table } from '../../output/render.js';
+import { workspaceTable } from '../../output/workspace-table.js';
 
 export default class WorkspaceList extends OrangeCommand {
   static override audience = 'reader' as const;
@@ -20,7 +20,7 @@ export default class WorkspaceList extends OrangeCommand {
     const workspaces = await orange.slot('workspaces').list(scope);
     this.emit({ workspaces }, () => {
       if (workspaces.length === 0) this.log('no worktrees yet (they are created when tasks start, or by orange workspace init)');
-      else this.log(table(['NAME', 'TASK', 'PATH'], workspaces.map((w) => [w.name, w.task ?? 'free', w.path])));
+      else this.log(workspaceTable(workspaces));
     });
   }
 }

@@ -15,7 +15,7 @@ export default class TaskSectionSet extends OrangeCommand {
     'The text comes from --text, from --file, or from standard input with "-" (or --file -). The section is',
     'replaced (or appended when missing); every other byte of TASK.md is kept, the frontmatter too.',
     'The text may not hold its own level-2 heading (## …): use ### inside a section.',
-  ].join('\n');
+  ].join(' ');
   static override examples = [
     '<%= config.bin %> task section set Plan --text "APPROACH: split the parser\nTOUCHING: parser.ts"   # inside the worktree',
     "printf 'DONE: parser split\\n' | <%= config.bin %> task section set Handoff -",
