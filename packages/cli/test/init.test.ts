@@ -4,7 +4,7 @@
  * plugin with a test that passes as generated, and nothing overwritten without --force.
  */
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -174,3 +174,19 @@ describe('orange init', () => {
   });
 });
 
+
+describe('coreInstallSpec', () => {
+  it("names a clone's packages/core, and the package (with where to get it) for an installed CLI", async () => {
+    const { coreInstallSpec } = await import('../src/commands/init.js');
+    expect(coreInstallSpec(join(root, 'packages', 'cli'))).toBe(join(root, 'packages', 'core'));
+    // Installed from tarballs: @orange/core beside it in node_modules is an install, not a source.
+    const prefix = join(root, 'node_modules', '.orange-init-test', 'lib', 'node_modules', '@orange');
+    await mkdir(join(prefix, 'core'), { recursive: true });
+    try {
+      await writeFile(join(prefix, 'core', 'package.json'), JSON.stringify({ name: '@orange/core' }));
+      expect(coreInstallSpec(join(prefix, 'cli'))).toBe('@orange/core');
+    } finally {
+      await rm(join(root, 'node_modules', '.orange-init-test'), { recursive: true, force: true });
+    }
+  });
+});

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { basename, join, relative } from 'node:path';
+import { basename, dirname, join, relative, sep } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import * as Flags from '@oclif/core/flags';
 import { CONFIG_SEARCH_PLACES, configFilesIn, inlineText, OrangeError, OrangePaths, writeFileAtomic, type Orange, type Project } from '@orange/core';
@@ -83,7 +83,7 @@ export default class Init extends OrangeCommand {
       else if (project) this.log(`already registered as project ${project.name}`);
       else this.log('not registered; register it with: orange project add');
       if (pluginHint) this.log(`next: ${pluginHint}`);
-      if (flags.plugin !== undefined) this.log(`test it with: npm install -D vitest zod ${coreSpec} && npx vitest run plugins/${flags.plugin}.test.ts`);
+      if (flags.plugin !== undefined) this.log(`test it with: npm install -D vitest zod ${coreSpec} && npx vitest run plugins/${flags.plugin}.test.ts${coreSpec === '@orange/core' ? ` ${CORE_NOT_ON_NPM}` : ''}`);
       this.log('check it with: orange doctor');
     });
   }
@@ -150,12 +150,18 @@ async function ask(question: string): Promise<boolean> {
  */
 export function coreInstallSpec(cliRoot: string): string {
   const core = join(cliRoot, '..', 'core');
+  // Only a clone's `packages/core`: an installed CLI's neighbour in node_modules is an install, not
+  // something to install from (npm would link a project to the global install).
+  const clone = basename(dirname(cliRoot)) === 'packages' && !cliRoot.split(sep).includes('node_modules');
   try {
     const manifest = JSON.parse(readFileSync(join(core, 'package.json'), 'utf8')) as { name?: unknown };
     // Quoted for a shell when it must be: the line is meant to be pasted.
-    if (manifest.name === '@orange/core') return /^[\w@%+=:,./-]+$/.test(core) ? core : `'${core.replace(/'/g, "'\\''")}'`;
+    if (clone && manifest.name === '@orange/core') return /^[\w@%+=:,./-]+$/.test(core) ? core : `'${core.replace(/'/g, "'\\''")}'`;
   } catch {
     // Not a clone: the package by name.
   }
   return '@orange/core';
 }
+
+/** Said after an install line that names the package: it is not on npm yet. */
+export const CORE_NOT_ON_NPM = '(@orange/core is not on npm yet: install the tarball Orange came with, see docs/install.md)';

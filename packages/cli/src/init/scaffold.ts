@@ -51,7 +51,7 @@ export function configText(scaffold: ConfigScaffold): string {
     '// worktrees. Reference: docs/configuration.md of Orange; `orange doctor` shows what is loaded.',
     '//',
     '// `orange` loads this file with its own @orange/core, zod and @orange/* plugins: nothing needs',
-    `// to be installed for it to run. \`npm install -D ${scaffold.coreSpec ?? '@orange/core'} zod\` gives your editor the types.`,
+    `// to be installed for it to run. \`npm install -D ${scaffold.coreSpec ?? '@orange/core'} zod\` gives your editor the types${(scaffold.coreSpec ?? '@orange/core') === '@orange/core' ? ' (not on npm yet: the @orange/core tarball Orange came with, see docs/install.md)' : ''}.`,
     "import { defineConfig } from '@orange/core';",
     ...pluginImport,
     '',
