@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { execa } from 'execa';
+import { removeTmuxSocket } from '@orange/test-support';
 import { OrangePaths, parseTaskFile, readHistory, setSection, type HistoryEvent, type Task, type TaskMeta } from '@orange/core';
 import { expect } from 'vitest';
 
@@ -268,6 +269,7 @@ export class CliSandbox {
       }
     }
     await this.tmux('kill-server');
+    await removeTmuxSocket(this.socket);
     await rm(this.dir, { recursive: true, force: true, maxRetries: 3 });
   }
 }

@@ -1,9 +1,11 @@
+import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { demoSandboxes, endDemo, runDemo } from './demo-run.js';
+import { tmuxSocketFile } from '@orange/test-support';
 import { processesOf } from './live-processes.js';
 import { CLI } from './sandbox.js';
 import { rawRequest } from './web-server.js';
@@ -64,6 +66,8 @@ describe('orange demo', () => {
     const ids = (result?.rows ?? []).map((r) => r.id ?? '').filter(Boolean);
     expect(await processesLeft(dir, ids), report).toEqual([]);
     expect(await tmuxServerRuns(run.socket), `tmux server ${run.socket} still runs`).toBe(false);
+    // …nor its socket file (kill-server leaves it: the demo removes it).
+    expect(existsSync(tmuxSocketFile(run.socket)), tmuxSocketFile(run.socket)).toBe(false);
     expect(await readdir(dir), report).toEqual([]);
   }, 180_000);
 

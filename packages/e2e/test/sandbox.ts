@@ -4,7 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { execa } from 'execa';
 import { ledgerStatus, OrangePaths, readHistory, TaskStore, type HistoryEvent, type Task } from '@orange/core';
-import { signalProcess } from '@orange/test-support';
+import { removeTmuxSocket, signalProcess } from '@orange/test-support';
 import { processesOf, type LiveProcess } from './live-processes.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -216,6 +216,7 @@ export class Sandbox {
     );
     const left = await this.processesEnd(ids, unended);
     for (const { pid } of left) signalProcess(pid);
+    await removeTmuxSocket(this.socket);
     await rm(this.dir, { recursive: true, force: true, maxRetries: left.length > 0 ? 5 : 0 });
     if (left.length > 0) {
       throw new Error(

@@ -1,5 +1,6 @@
 import { execa } from 'execa';
 import { readFile } from 'node:fs/promises';
+import { removeTmuxSocket } from '@orange/test-support';
 import { CLI } from './sandbox.js';
 
 /** What a terminal needs of its world: the environment of its shell, where it starts, the log it prints on a failure. */
@@ -85,5 +86,6 @@ export class Terminal {
 
   async close(): Promise<void> {
     await this.tmux('kill-server').catch(() => undefined);
+    await removeTmuxSocket(this.socket);
   }
 }

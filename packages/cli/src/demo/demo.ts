@@ -370,6 +370,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     monitor?.kill('SIGTERM');
     await monitor?.catch(() => undefined);
     await endTasks(paths, socket, ids, orange, print);
+    await removeTmuxSocket(socket);
     if (!options.keep) await rm(sandbox, { recursive: true, force: true });
     if (interrupt?.aborted && !lingered) {
       const gone = options.keep ? `its tmux server and agents are stopped; the sandbox is kept: ${sandbox}` : 'its tmux server, agents and sandbox are gone.';
@@ -527,4 +528,15 @@ async function firstLine(child: ResultPromise): Promise<string> {
     child.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString()));
     void child.then((result) => reject(new DemoError(`orange web stopped (exit ${String(result.exitCode)}): ${err.trim() || out.trim()}`)));
   });
+}
+
+/**
+ * tmux leaves its socket file behind when its server is killed: the demo's own goes too, once no
+ * server answers on it (runs of the demo would otherwise pile them up in tmux's socket folder).
+ */
+async function removeTmuxSocket(socket: string): Promise<void> {
+  const answered = await execa('tmux', ['-L', socket, 'list-sessions'], { reject: false }).catch(() => null);
+  if (answered?.exitCode === 0) return;
+  const dir = join(process.env.TMUX_TMPDIR || '/tmp', `tmux-${process.getuid?.() ?? 0}`);
+  await rm(join(dir, socket), { force: true });
 }
