@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Plugin } from 'esbuild';
@@ -74,6 +75,23 @@ function bundledVersions(): Record<string, string> {
   );
 }
 
+/**
+ * The git commit the CLI is built from, for `orange --version` (src/hooks/commit-in-version.ts):
+ * the short hash, with `-dirty` when the working tree has changes (untracked files too); empty when
+ * this package is not tracked by a git checkout (a build from a tarball, even one unpacked inside
+ * another repository).
+ */
+function buildCommit(): string {
+  const git = (...args: string[]) => execFileSync('git', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  try {
+    git('ls-files', '--error-unmatch', 'package.json');
+    const dirty = git('--no-optional-locks', 'status', '--porcelain') !== '';
+    return `${git('rev-parse', '--short', 'HEAD')}${dirty ? '-dirty' : ''}`;
+  } catch {
+    return '';
+  }
+}
+
 // The CLI is one CommonJS bundle, `dist/main.cjs`: oclif, @orange/core, zod and the built-in
 // plugins are inlined, so a call reads one file instead of ~300, and bin/run.cjs loads it through
 // a V8 code cache (src/startup/code-cache.ts) so it is not parsed and compiled again on every call —
@@ -96,7 +114,7 @@ const bundle = packageBuild({
   noExternal: [/^(?!(jiti|typescript|@orange\/dashboard|@orange\/web)(\/|$))/],
   external: ['jiti', 'typescript', '@orange/dashboard', '@orange/web'],
   esbuildPlugins: [englishZodOnly, withoutCommandGlob],
-  define: { __ORANGE_BUNDLED_VERSIONS__: JSON.stringify(JSON.stringify(bundledVersions())) },
+  define: { __ORANGE_BUNDLED_VERSIONS__: JSON.stringify(JSON.stringify(bundledVersions())), __ORANGE_COMMIT__: JSON.stringify(buildCommit()) },
   plugins: [importThroughLoader],
 });
 

@@ -22,7 +22,8 @@ export async function run(entry: string): Promise<void> {
 }
 
 
-// oclif takes the command table and the hook from this same bundle (package.json names
-// `dist/main.cjs` as both targets), so they share its one instance of oclif and @orange/core.
+// oclif takes the command table and the hooks from this same bundle (package.json names
+// `dist/main.cjs` as every target), so they share its one instance of oclif and @orange/core.
 export { COMMANDS } from './startup/commands.js';
 export { default as commandNotFound } from './hooks/command-not-found.js';
+export { default as commitInVersion } from './hooks/commit-in-version.js';

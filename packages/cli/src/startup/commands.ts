@@ -3,6 +3,7 @@
 // Each command stays thin; what a command needs beyond its flags (the Orange instance, plugins,
 // the demo) is imported when it runs.
 import AgentExited from '../commands/agent/exited.js';
+import Completion from '../commands/completion.js';
 import Dash from '../commands/dash.js';
 import Demo from '../commands/demo.js';
 import Doctor from '../commands/doctor.js';
@@ -49,6 +50,7 @@ import WorkspaceList from '../commands/workspace/list.js';
 /** Every command, keyed by its oclif id (`task:show` is `orange task show`). */
 export const COMMANDS = {
   'agent:exited': AgentExited,
+  'completion': Completion,
   'dash': Dash,
   'demo': Demo,
   'doctor': Doctor,
