@@ -93,6 +93,10 @@ export async function writeSection(mover: Mover, ref: TaskRef, name: string, con
  */
 export async function repair(mover: Mover, ref: TaskRef): Promise<{ task: Task; from: string; to: string; repaired: boolean; fields: string[] }> {
   return mover.orange.store.withTaskLock(ref.project, ref.id, async () => {
+    // A state.json that cannot be read is no record: it goes aside, and the task is read from
+    // TASK.md with its status checked against the ledger, as a task from before state files is.
+    const aside = await mover.orange.store.setAsideUnreadableState(ref.project, ref.id);
+    if (aside) mover.orange.log.warn('unreadable state.json set aside', { task: ref.id, file: aside });
     const { task, tampered } = await mover.orange.store.inspect(ref.project, ref.id, { acceptForeign: true });
     const ledger = await mover.orange.store.ledgerStatus(ref.project, ref.id);
     const shown = tampered.find((t) => t.field === 'status')?.found;

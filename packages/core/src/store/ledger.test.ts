@@ -3,7 +3,8 @@
  * status the ledger recorded, so an agent (or a person) editing the `status:` line by hand
  * cannot skip a gate.
  */
-import { appendFile, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { filesOf, sandbox, taskIn, type Sandbox } from '../../test/fixtures.js';
 import type { TaskRef } from '../plugin/index.js';
@@ -130,6 +131,26 @@ describe('a hand-edited status line', () => {
     await box.orange.engine.repair(ref);
     await expect(box.orange.engine.transition(ref, 'agent-review')).rejects.toMatchObject({ code: 'E_ILLEGAL_TRANSITION' });
     await expect(box.orange.engine.transition(ref, 'working')).resolves.toMatchObject({ from: 'planning', to: 'working', changed: true });
+  });
+
+  it('repair of a task whose state.json cannot be read sets it aside and rebuilds the task from TASK.md and the ledger', async () => {
+    const ref = await taskIn(box, 'planning', { body: PLAN_AND_HANDOFF });
+    const stateFile = box.orange.paths.taskStateFile(ref.project, ref.id);
+    await writeFile(stateFile, '{broken');
+    const refused = await box.orange.store.read(ref.project, ref.id).catch((error: unknown) => error as OrangeError);
+    // The way out is named with the task's id, so it can be pasted.
+    expect(refused).toMatchObject({ code: 'E_UNREADABLE', message: `task ${ref.id}: state.json is not valid JSON (edited by hand?); run: orange task repair ${ref.id}` });
+    await box.orange.engine.repair(ref);
+    const task = await box.orange.store.read(ref.project, ref.id);
+    expect(task.meta.status).toBe('planning');
+    expect(task.body).toBe(PLAN_AND_HANDOFF);
+    await expect(box.orange.engine.readVerified(ref)).resolves.toMatchObject({ meta: { status: 'planning' } });
+    // Kept to look at, beside the task's files.
+    const kept = (await readdir(box.orange.paths.taskDir(ref.project, ref.id))).filter((name) => name.startsWith('state.json.unreadable-'));
+    expect(kept).toHaveLength(1);
+    expect(await readFile(join(box.orange.paths.taskDir(ref.project, ref.id), kept[0]!), 'utf8')).toBe('{broken');
+    // And the workflow goes on from there.
+    await expect(box.orange.engine.transition(ref, 'working')).resolves.toMatchObject({ from: 'planning', to: 'working' });
   });
 
   it('repair of an untouched task changes nothing', async () => {

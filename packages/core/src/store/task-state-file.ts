@@ -1,3 +1,4 @@
+import { basename } from 'node:path';
 import { z } from 'zod';
 import { OrangeError } from '../errors/index.js';
 import { TaskMetaSchema } from '../task/index.js';
@@ -27,14 +28,19 @@ export function readTaskState(path: string, taskDir: string, what: string): Task
   try {
     json = JSON.parse(file.text);
   } catch {
-    throw new OrangeError('E_UNREADABLE', `${what} is not valid JSON (edited by hand?); run: orange task repair`);
+    throw new OrangeError('E_UNREADABLE', `${what} is not valid JSON (edited by hand?); run: orange task repair ${taskIdOf(taskDir)}`);
   }
   const parsed = TaskStateSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new OrangeError('E_UNREADABLE', `${what}: ${issue?.path.join('.') || 'state'} ${issue?.message ?? 'is invalid'}`);
+    throw new OrangeError('E_UNREADABLE', `${what}: ${issue?.path.join('.') || 'state'} ${issue?.message ?? 'is invalid'}; run: orange task repair ${taskIdOf(taskDir)}`);
   }
   return parsed.data as unknown as TaskState;
+}
+
+/** The task's id: the name of its folder. */
+function taskIdOf(taskDir: string): string {
+  return basename(taskDir);
 }
 
 /** Writes a task's `state.json` atomically. */

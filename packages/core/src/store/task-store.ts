@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { lstatSync, readdirSync, type Dirent } from 'node:fs';
-import { lstat, mkdir, rm } from 'node:fs/promises';
+import { lstat, mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { OrangeError } from '../errors/index.js';
 import { TASK_ID_PATTERN, type Task, type TaskMeta } from '../task/index.js';
@@ -159,6 +159,25 @@ export class TaskStore {
     return this.files.change(project, id, (current) => ({ meta: status === undefined ? current.meta : { ...current.meta, status }, body: current.body }), {
       acceptForeign: true,
     });
+  }
+
+  /**
+   * Moves an unreadable `state.json` aside (`state.json.unreadable-<time>`, kept to look at) so the
+   * task reads as one from before state files: from TASK.md, its status checked against the ledger.
+   * Only `task repair` calls it, holding the task lock. Returns where it went; null when the state
+   * reads fine (or there is none).
+   */
+  async setAsideUnreadableState(project: string, id: string): Promise<string | null> {
+    try {
+      await this.files.readState(project, id);
+      return null;
+    } catch (error) {
+      if (!(error instanceof OrangeError && error.code === 'E_UNREADABLE')) throw error;
+      const file = this.paths.taskStateFile(project, id);
+      const aside = `${file}.unreadable-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+      await rename(file, aside);
+      return aside;
+    }
   }
 
   /** Runs `fn` holding the project's task-creation lock (branch uniqueness across concurrent creates). */
