@@ -14,7 +14,7 @@ export default class TaskMove extends OrangeCommand {
     'orange task merge (it merges the branch first), a cancel is orange task cancel. Asks for',
     'confirmation unless --yes; without a terminal it refuses instead of waiting.',
   ].join(' ');
-  static override examples = ['<%= config.bin %> task move V1StGXR8Z5jdHi6BmyT4a approved', '<%= config.bin %> task move V1StGXR8Z5jdHi6BmyT4a working --yes'];
+  static override examples = ['<%= config.bin %> task move V1StGXR8Z5jdHi6BmyT4a approved', '<%= config.bin %> task move V1StGXR8Z5jdHi6BmyT4a stuck --yes'];
   static override args = { id: requiredTaskIdArg, status: Args.string({ ignoreStdin: true, required: true, description: 'The status to move the task to.' }) };
   static override flags = { project: projectFlag, yes: yesFlag };
 
