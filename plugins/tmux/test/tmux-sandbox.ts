@@ -168,7 +168,9 @@ export async function tmuxSandbox(): Promise<TmuxSandbox> {
       await execa('tmux', ['-L', socket, 'kill-server'], { reject: false });
       // tmux leaves the socket file of a killed server behind.
       await rm(join(process.env.TMUX_TMPDIR || '/tmp', `tmux-${process.getuid?.() ?? 0}`, socket), { force: true });
-      await rm(home, { recursive: true, force: true });
+      // The killed panes' wrappers may still be writing their last exit report into the home
+      // (ENOTEMPTY while removing it, seen once in a full run): retried until they are done.
+      await rm(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     },
   };
 }
