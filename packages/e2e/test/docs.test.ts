@@ -165,8 +165,8 @@ const CONFIG_ENV: Readonly<Record<string, string>> = {
   ORANGE_WEBHOOK_SECRET: 'docs-test-secret',
 };
 
-/** `orange doctor` problems that are this machine's, not the config's: no agent CLI, no Docker engine. */
-const MACHINE_PROBLEMS: readonly RegExp[] = [/is not installed on this machine/, /^no agent harness is installed/, /^docker: .*no engine answers/];
+/** `orange doctor` problems that are this machine's, not the config's: no agent CLI, no Docker engine, or an engine without the example's image. */
+const MACHINE_PROBLEMS: readonly RegExp[] = [/is not installed on this machine/, /^no agent harness is installed/, /^docker: .*no engine answers/, /^docker: .*no such image on this engine/];
 
 // ---------------------------------------------------------------------------------------------
 // The report
