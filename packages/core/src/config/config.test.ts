@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { execFile } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
@@ -48,7 +48,7 @@ describe('defineConfig', () => {
 
 describe('the documented defaults', () => {
   it('are what a config without options reads as (the Options table of docs/configuration.md)', async () => {
-    const docs = await readFile(resolve('../../docs/configuration.md'), 'utf8');
+    const docs = await readFile(repositoryFile('docs/configuration.md'), 'utf8');
     const table = docs.slice(docs.indexOf('## Options'), docs.indexOf('Harness choice for one agent'));
     const documented: Record<string, unknown> = {};
     for (const line of table.split('\n').filter((l) => l.startsWith('| `'))) {
@@ -575,7 +575,7 @@ async function homeErrorAsUser(home: string): Promise<{ code?: string; message?:
     const error = await errorOf(Orange.create({ plugins: [recordingPlugin([])] }, { paths: new OrangePaths(home) }));
     return { code: error.code, message: error.message };
   }
-  const core = pathToFileURL(resolve(import.meta.dirname, '../../dist/index.js')).href;
+  const core = pathToFileURL(repositoryFile('packages/core/dist/index.js')).href;
   const script = `const { Orange, OrangePaths } = await import(${JSON.stringify(core)});
 try { await Orange.create({ plugins: [] }, { paths: new OrangePaths(${JSON.stringify(home)}) }); console.log('null'); }
 catch (error) { console.log(JSON.stringify({ code: error.code, message: error.message })); }`;
@@ -585,4 +585,12 @@ catch (error) { console.log(JSON.stringify({ code: error.code, message: error.me
     ),
   );
   return JSON.parse(stdout) as { code?: string; message?: string } | null;
+}
+
+/** A file of the repository, found upwards from this test (which may run from a copy: mutation testing's sandbox). */
+function repositoryFile(path: string): string {
+  for (let dir = import.meta.dirname; dir !== dirname(dir); dir = dirname(dir)) {
+    if (existsSync(join(dir, path))) return join(dir, path);
+  }
+  throw new Error(`${path} not found above ${import.meta.dirname}`);
 }
