@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { TaskStore, type TaskMeta } from '@orange/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CliSandbox } from './cli-sandbox.js';
@@ -55,6 +57,10 @@ describe("an agent's calls", () => {
       expect(refused, args.join(' ')).toMatchObject({ code: 'E_FORBIDDEN', exit: 1 });
       expect(refused.error).toBe(`orange ${args.slice(0, 2).join(' ')} is a person's command, not an agent's; an agent asks for its next status with: orange task update --status <status>`);
     }
+    // The web page acts as a person: an agent may not serve it to itself (nothing made, no token).
+    const web = await box.jsonError(['web', '--port', '0'], { env });
+    expect(web).toMatchObject({ code: 'E_FORBIDDEN', exit: 1, error: "orange web is a person's command, not an agent's; an agent asks for its next status with: orange task update --status <status>" });
+    expect(existsSync(join(box.paths.home, 'web'))).toBe(false);
     const update = await box.jsonError(['task', 'update', other.id, '--summary', 'hijacked'], { env });
     expect(update).toMatchObject({ code: 'E_FORBIDDEN', error: `an agent updates only its own task (${mine.id}), not task ${other.id}` });
     const section = await box.jsonError(['task', 'section', 'set', 'Plan', '--text', 'APPROACH: theirs', '--task', other.id], { env });
