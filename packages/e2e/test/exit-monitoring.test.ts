@@ -17,8 +17,9 @@ describe('exit monitoring', () => {
     const id = await box.createTask(['plan then leave'], 'agent.worker: plan-then-exit\n');
     const task = await box.waitForStatus(id, 'working', 15_000);
     expect(task.meta.worker_spawn).toBeNull();
-    const advanced = await events(box, id, 'auto.advanced');
-    expect(advanced).toMatchObject([{ from: 'planning', to: 'working' }]);
+    // The status is written before the move's actions; the ledger's auto.advanced comes after them.
+    await box.waitFor('the auto-advance record', async () => (await events(box!, id, 'auto.advanced')).length === 1);
+    expect(await events(box, id, 'auto.advanced')).toMatchObject([{ from: 'planning', to: 'working' }]);
     // Acted on within about a second of the exit.
     const exited = (await events(box, id, 'agent.exited'))[0]!;
     const changed = (await events(box, id, 'status.changed')).at(-1)!;
