@@ -200,3 +200,58 @@ describe('failedStartInStatus', () => {
     expect(failedStartInStatus([entered, at('hook.failed', { hook: 'delete_remote_branch', error: 'x' })], 'worker')).toBeNull();
   });
 });
+
+describe('decideExit says why', () => {
+  // The reason is what the ledger's agent.exited / agent.crashed records and `task show` print.
+  it('names the status an exit is ignored in, and who is responsible there', async () => {
+    expect(await decide(task('done', PLAN), 'worker')).toEqual({ kind: 'ignore', reason: 'task is done' });
+    expect(await decide(task('agent-review', HANDOFF, { review_round: 1 }), 'worker')).toEqual({
+      kind: 'ignore',
+      reason: 'the worker exited while reviewer is responsible for agent-review',
+    });
+    expect(await decide(task('pending'), 'worker')).toEqual({ kind: 'ignore', reason: 'the worker exited while no agent is responsible for pending' });
+  });
+
+  it('ignores an exit in a status the workflow no longer has (it changed under the task)', async () => {
+    expect(await decide(task('triage'), 'worker')).toEqual({ kind: 'ignore', reason: 'task is triage' });
+  });
+
+  it('names the gate that passed, and the wait for a person when it only marks', async () => {
+    expect(await decide(task('planning', PLAN), 'worker')).toEqual({ kind: 'advance', to: 'working', reason: 'worker exited; gate plan passed' });
+    expect(await decide(task('reviewing'), 'worker')).toEqual({ kind: 'mark', reason: 'worker exited in reviewing; waiting for a human' });
+  });
+
+  describe('in a workflow whose exit target has no gate', () => {
+    const gateless = Workflow.load({
+      name: 'gateless',
+      initial: 'pending',
+      start: 'draft',
+      states: { pending: {}, draft: { agent: 'worker' }, polish: { agent: 'worker' }, done: { terminal: true } },
+      transitions: [
+        { from: 'pending', to: 'draft', by: ['person'] },
+        { from: 'draft', to: 'polish', by: ['orange'], guard: 'review_round >= 1' },
+        { from: 'polish', to: 'done', by: ['person'] },
+      ],
+      exit: { pending: { otherwise: 'mark' }, draft: { advance: ['polish'], otherwise: 'crash', crashTo: 'polish' }, polish: { otherwise: 'mark' } },
+      create: { pending: { hooks: [] } },
+      prompts: {},
+    });
+
+    it('advances when its guard holds, saying no gate was asked', async () => {
+      expect(await decideExit(gateless, task('draft', '', { review_round: 1 }), 'worker', new Map())).toEqual({
+        kind: 'advance',
+        to: 'polish',
+        reason: 'worker exited; no gate',
+      });
+    });
+
+    it('counts a crash when its guard fails, saying no exit target applies', async () => {
+      expect(await decideExit(gateless, task('draft'), 'worker', new Map())).toEqual({
+        kind: 'crash',
+        crashCount: 1,
+        respawn: false,
+        reason: 'process exited without its artifact (no exit target applies)',
+      });
+    });
+  });
+});

@@ -5,7 +5,7 @@ import { builtinGates } from './gates.js';
 import { Orange } from '../orange.js';
 import { classicWorkflow } from './classic.js';
 import { defaultWorkflow } from './default.js';
-import type { WorkflowInput } from './definition.js';
+import { defineWorkflow, type WorkflowInput } from './definition.js';
 import { renderPrompt } from './prompts.js';
 import { Workflow, validateWorkflow, type WorkflowVocabulary } from './workflow.js';
 import { OrangePaths } from '../store/paths.js';
@@ -59,6 +59,10 @@ function problems(input: WorkflowInput, vocabulary: WorkflowVocabulary = VOCABUL
 }
 
 describe('Workflow.load', () => {
+  it('loads a workflow written with defineWorkflow, as a config does', () => {
+    expect(Workflow.load(defineWorkflow(mini()), VOCABULARY).states).toContain('working');
+  });
+
   it('accepts the small workflow the other cases break', () => {
     expect(problems(mini())).toEqual([]);
   });
