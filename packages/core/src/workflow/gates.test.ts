@@ -20,6 +20,10 @@ describe('the plan gate', () => {
     expect(await check('plan', '## Plan\nTOUCHING: src/parser.ts\n')).toEqual({ ok: true });
   });
 
+  it('passes when the APPROACH: line comes after prose', async () => {
+    expect(await check('plan', '## Plan\nI will split the parser.\nAPPROACH: parser first, then the lexer\n')).toEqual({ ok: true });
+  });
+
   it('refuses a task with no ## Plan section, naming the section', async () => {
     expect(await check('plan', '## Notes\nAPPROACH: in the wrong section\n')).toEqual(refused('TASK.md has no ## Plan section'));
   });
@@ -140,7 +144,11 @@ describe('reviewVerdict', () => {
     ['_Verdict_: fail', 'fail'],
     ['verdict:fail', 'fail'],
     ['Verdict: PASS.', 'pass'],
+    ['Verdict : FAIL', 'fail'],
+    ['  Verdict: PASS  ', 'pass'],
     ['Verdict: maybe', null],
+    ['Verdict: PASSED', null],
+    ['Final verdict: PASS', null],
     ['PASS', null],
     ['', null],
   ])('reads %j as %s', (line, verdict) => {
@@ -149,5 +157,14 @@ describe('reviewVerdict', () => {
 
   it('is null for a missing section', () => {
     expect(reviewVerdict(undefined)).toBeNull();
+  });
+
+  it('is null for a section with no non-empty line', () => {
+    expect(reviewVerdict('')).toBeNull();
+    expect(reviewVerdict('  \n\t\n')).toBeNull();
+  });
+
+  it('skips empty and blank lines before the verdict', () => {
+    expect(reviewVerdict('\n   \nVerdict: FAIL\nbroken')).toBe('fail');
   });
 });

@@ -36,7 +36,8 @@ export function parseGuard(source: string): GuardParse {
 }
 
 function parseLiteral(raw: string): GuardLiteral | undefined {
-  if (NUMBER_PATTERN.test(raw)) return Number(raw);
+  // Past Number.MAX_VALUE (some 309 digits) a literal reads as ±Infinity, which guardsOverlap's intervals cannot hold.
+  if (NUMBER_PATTERN.test(raw)) return Number.isFinite(Number(raw)) ? Number(raw) : undefined;
   if (raw === 'true') return true;
   if (raw === 'false') return false;
   if (raw === 'null') return null;
@@ -83,7 +84,8 @@ export function guardsOverlap(a: Guard, b: Guard): boolean {
   if (a.field !== b.field) return true;
   const numeric = (g: Guard) => typeof g.value === 'number';
   if (numeric(a) && numeric(b)) return intervalsIntersect(toIntervals(a), toIntervals(b));
-  if (a.op === '==' && b.op === '==') return a.value === b.value;
+  // Loosely, as evaluateGuard compares: the field value "1" satisfies both `== 1` and `== "1"`.
+  if (a.op === '==' && b.op === '==') return looselyEqual(a.value, b.value) || looselyEqual(b.value, a.value);
   if (a.op === '==' && b.op === '!=') return a.value !== b.value;
   if (a.op === '!=' && b.op === '==') return a.value !== b.value;
   return true;
