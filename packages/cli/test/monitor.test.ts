@@ -4,9 +4,9 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import type { HistoryEvent, TaskMeta } from '@orange/core';
+import { standInGh, type PullRequestState, type StandInGh } from '@orange/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BARE_CONFIG, CLI, CliSandbox, root } from './cli-sandbox.js';
-import { fakeGh, type FakeGh, type FakePullRequestState } from './fake-gh.js';
 
 interface MonitorReport {
   tasks: number;
@@ -79,11 +79,11 @@ async function holder(box: CliSandbox, project: string, workspace: string): Prom
 
 describe('orange monitor with pull requests and orphans', () => {
   let box: CliSandbox;
-  let gh: FakeGh;
+  let gh: StandInGh;
 
   beforeAll(async () => {
     box = await CliSandbox.create({ poolSize: 4 });
-    gh = await fakeGh(box.dir, box.env.PATH ?? '');
+    gh = await standInGh(box.dir, box.env.PATH ?? '');
   });
   afterAll(() => box?.cleanup());
 
@@ -96,8 +96,8 @@ describe('orange monitor with pull requests and orphans', () => {
     return out.url;
   }
 
-  const setPullRequest = (n: number, state: FakePullRequestState) => gh.setState(n, state);
-  const ghCalls = () => gh.calls();
+  const setPullRequest = (n: number, state: PullRequestState) => gh.setPullRequestState(n, state);
+  const ghCalls = async () => (await gh.calls()).map((argv) => argv.join(' '));
 
   /** A task in reviewing with its worktree and a live worker, reached the way a human would. */
   async function reviewingWithWorker(branch: string): Promise<TaskMeta> {
@@ -321,7 +321,11 @@ describe("orange monitor's agent gateway", () => {
   it("listens on a socket only the user can reach, leaves it to the first monitor while that one runs, takes it over after, and removes it when it stops; --no-gateway never listens", async () => {
     const socket = box.paths.gatewaySocket;
     const first = start(['--project', 'alpha']);
-    await box.waitFor('the gateway to listen', async () => existsSync(socket));
+    // The agents' socket exists before it is made 0600, and the people's is started only after it:
+    // the people's "gateway listening" line comes once both are listening with their modes set.
+    const peopleListening = async () =>
+      (await readFile(box.paths.logFile, 'utf8').catch(() => '')).split('\n').some((l) => l.includes('"msg":"gateway listening"') && l.includes('"callers":"person"'));
+    await box.waitFor("both gateway sockets to listen", async () => existsSync(socket) && (await peopleListening()));
     const { stat } = await import('node:fs/promises');
     expect(((await stat(socket)).mode & 0o777).toString(8)).toBe('600');
     expect(((await stat(join(socket, '..'))).mode & 0o777).toString(8)).toBe('700');

@@ -66,6 +66,8 @@ describe('orange task list', () => {
     const failedId = (await box.json<ListJson>(['task', 'list'])).tasks.find((t) => t.branch === 'feature/failed-hook')?.id;
     const crashed = await box.startTask('feature/crashed');
     await killWorker(crashed);
+    // The cleared spawn and agent.exited come before the exit rule counts the crash (crash_count, then agent.crashed).
+    await box.waitFor('the crash to be counted', async () => (await box.history(crashed.id)).some((e) => e.type === 'agent.crashed'));
 
     const out = await box.json<ListJson>(['task', 'list']);
     expect(out.flags[vetoed.id]?.attention).toEqual({ kind: 'veto', reason: 'exit rule refused: planning → working refused: auto-advance is paused' });

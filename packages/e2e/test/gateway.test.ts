@@ -86,7 +86,10 @@ describe('the agent gateway (orange monitor answering agents over a Unix socket)
     const history = await box.history(id);
     expect(history.some((e) => e.type === 'status.changed' && e.from === 'working' && e.to === 'agent-review' && e.cause === 'auto'), explain).toBe(true);
     // A served call's own window is closed by the monitor once the call has gone, with no reaper process.
-    expect(lines.some((l) => l.msg === 'own window killed after the served call ended' && l.task === id), explain).toBe(true);
+    // That kill starts when the reviewer's client hangs up, after the reviewing move: nothing orders it before the merge.
+    const ownWindowKilled = async () => (await logLines(box!)).some((l) => l.msg === 'own window killed after the served call ended' && l.task === id);
+    await box.waitFor("the reviewer's own window to be killed after its served call", ownWindowKilled, 10_000).catch(() => undefined);
+    expect(await ownWindowKilled(), explain).toBe(true);
     expect(lines.some((l) => l.msg === 'own windows handed to the window reaper'), explain).toBe(false);
   }, 120_000);
 
