@@ -1,4 +1,6 @@
-import { readFile, readlink } from 'node:fs/promises';
+import { mkdtemp, readFile, readlink, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TmuxClient, typedText } from './tmux-client.js';
 import { escapeTmuxArgument, escapeTmuxFormat } from './tmux-escape.js';
@@ -54,5 +56,21 @@ describe('typedText', () => {
     expect(typedText('lint\u0003\u0003 failed\u001b[2J\u0007\u007f\u009b')).toBe('lint failed[2J');
     expect(typedText('one\ntwo\r\nthree\tfour')).toBe('one two  three four');
     expect(typedText('plain text, ünïcode — kept')).toBe('plain text, ünïcode — kept');
+  });
+});
+
+describe('TmuxClient.listWindows', () => {
+  it('reads a server that is going away (its last session just ended: "no current target") as no windows', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'orange-tmux-stand-in-'));
+    try {
+      // A stand-in for the moment between the last session's end and the server's exit (tmux 3.3a).
+      const bin = join(dir, 'tmux');
+      await writeFile(bin, '#!/bin/sh\necho "no current target" >&2\nexit 1\n', { mode: 0o755 });
+      expect(await new TmuxClient(bin, undefined).listWindows()).toEqual([]);
+      await writeFile(bin, '#!/bin/sh\necho "unknown option -- Q" >&2\nexit 1\n', { mode: 0o755 });
+      await expect(new TmuxClient(bin, undefined).listWindows()).rejects.toThrow('tmux list-windows failed: unknown option -- Q');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -16,7 +16,8 @@ export interface TmuxWindow {
   readonly dead: boolean;
 }
 
-const NO_SERVER = /no server running|error connecting to|server exited unexpectedly/i;
+// "no current target": a server whose last session just ended answers so until it has exited.
+const NO_SERVER = /no server running|error connecting to|server exited unexpectedly|no current target/i;
 const MISSING_TARGET = /can't find (session|window|pane)|no such (session|window)|session not found|window not found/i;
 
 /**
