@@ -50,7 +50,7 @@ export function tmux(options: TmuxOptionsInput = {}): OrangePlugin {
           else ctx.log.info('no worker to tell, and none needed', { task: meta.id, to: ctx.to });
           return;
         }
-        await client.typeLine(windowTarget(session, WORKER_WINDOW), workerNotice(ctx.from, ctx.to, meta), settings.submitDelayMs);
+        await client.typeLine(windowTarget(session, WORKER_WINDOW), workerNotice(ctx.from, ctx.to, meta, { cause: ctx.cause, ...(ctx.reason ? { reason: ctx.reason } : {}) }), settings.submitDelayMs);
         await ctx.record({ type: 'worker.notified', session, from: ctx.from, to: ctx.to });
       });
 

@@ -20,6 +20,13 @@ describe('workerNotice', () => {
     expect(text).toContain('## Notes');
   });
 
+  it('tells the worker why Orange moved it back to working (a pull request reaction), not that a human did', () => {
+    const text = workerNotice('reviewing', 'working', { review_round: 1 }, { cause: 'auto', reason: 'CI failed: test' });
+    expect(text).toMatch(/^\[orange\] Back to working: CI failed: test\. Read TASK\.md \(## Feedback/);
+    expect(text).not.toMatch(/human/);
+    expect(workerNotice('reviewing', 'working', { review_round: 1 }, { cause: 'request' })).toMatch(/human requested changes/);
+  });
+
   it('is always a single line (a newline would submit half a message)', () => {
     for (const [from, to] of [['agent-review', 'working'], ['agent-review', 'reviewing'], ['reviewing', 'working'], [null, 'x']] as const) {
       expect(workerNotice(from, to, { review_round: 1 })).not.toMatch(/\n/);
