@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
+import { waitFor } from '@orange/test-support';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI, Sandbox } from './sandbox.js';
 import { dash, Terminal } from './terminal.js';
@@ -45,6 +46,22 @@ async function dashboardPid(sandbox: Sandbox, not?: number): Promise<number> {
     return pid !== undefined;
   });
   return pid as number;
+}
+
+/**
+ * `command` typed under a shell that ignores the hang-up, so that it outlives a closed terminal
+ * and writes down how `command` ended (its exit status) in `exitFile`.
+ */
+function survivingHangUp(command: string, exitFile: string): string {
+  return `sh -c 'trap "" HUP; ${command}; echo $? > ${exitFile}'`;
+}
+
+/** Dashboard `pid` wound down before it exited: the gateway's sockets are removed and it left the monitor lease. */
+async function wentAway(sandbox: Sandbox, pid: number): Promise<void> {
+  expect(existsSync(sandbox.paths.gatewaySocket), 'agents.sock still there').toBe(false);
+  expect(existsSync(sandbox.paths.peopleSocket), 'people.sock still there').toBe(false);
+  const lease = await readFile(sandbox.paths.monitorLeaseFile, 'utf8');
+  expect((JSON.parse(lease) as { holders: Array<{ pid: number }> }).holders.map((h) => h.pid), lease).not.toContain(pid);
 }
 
 /** How many monitor passes process `pid` has logged as a dashboard. */
@@ -125,6 +142,44 @@ describe('opening the dashboard', () => {
     await term.screenShows('Orange · all projects · showing all');
     await term.press('q');
     await term.screenShows('BEFORE-DASH');
+  });
+
+  it('SIGINT, SIGTERM and SIGHUP sent to it quit it as q does: the terminal as it was, exit 0, its sockets and lease entry gone', async () => {
+    box = await Sandbox.create();
+    term = new Terminal(box);
+    await term.open();
+    let previous: number | undefined;
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+      await term.type(`${dash()}; echo DASH-EXIT-${signal}=$?`);
+      await term.screenShows('Orange · demo · showing all');
+      const pid = await dashboardPid(box, previous);
+      previous = pid;
+      process.kill(pid, signal);
+      const screen = await term.screenShows(new RegExp(`DASH-EXIT-${signal}=\\d+`));
+      expect(screen, screen).toContain(`DASH-EXIT-${signal}=0`);
+      expect(await alternateScreen(term), screen).toBe(false);
+      // Raw mode off: a terminal left with -icanon or -echo would not show what is typed.
+      await term.type(`echo TTY-${signal}-$(stty -a | grep -cw -e -icanon -e -echo)`);
+      await term.screenShows(new RegExp(`^TTY-${signal}-0$`, 'm'));
+      await wentAway(box, pid);
+    }
+  });
+
+  it('closing its terminal (SIGHUP) quits it all the same: exit 0, not a crash, its sockets and lease entry gone', async () => {
+    box = await Sandbox.create();
+    term = new Terminal(box);
+    await term.open();
+    const exitFile = join(box.dir, 'dash-exit');
+    await term.type(survivingHangUp(dash(), exitFile));
+    await term.screenShows('Orange · demo · showing all');
+    const pid = await dashboardPid(box);
+    await box.waitFor('the dashboard to serve the gateway', async () => existsSync(box!.paths.gatewaySocket));
+    // Its pty closes: the shell (the session leader) is hung up, then the dashboard in the foreground.
+    await term.close();
+    await box.waitFor('the dashboard to exit after its terminal closed', async () => existsSync(exitFile), 30_000);
+    // 134 or 139 here is Node aborting on a terminal it can no longer restore; 1, a write that failed.
+    expect((await readFile(exitFile, 'utf8')).trim(), await term.logTail()).toBe('0');
+    await wentAway(box, pid);
   });
 });
 
@@ -236,6 +291,26 @@ describe('npm run demo -- --dash', () => {
     expect(pid, "the demo under the pane's shell").toMatch(/^\d+$/);
     process.kill(Number(pid), 'SIGTERM');
     await interruptedAndGone(demo, 'SIGTERM', 143);
+  }, 200_000);
+
+  it('closing the terminal (SIGHUP) while its dashboard is open ends the demo as its end does: exit 129, its tmux server and sandbox gone', async () => {
+    const demo = await demoTerminal();
+    const exitFile = join(demo.dir, 'demo-exit');
+    await demo.term.type(survivingHangUp(`CI=true node ${CLI} demo --dash`, exitFile));
+    await demo.term.screenShows(/[●✗○◌]\s+\d*\s+\S+.*\s(planning|working|agent-review|reviewing)\s/, 90_000);
+    // The demo names its tmux server after its pid: the node process under the shell around it.
+    const pane = (await demo.term.tmux('display-message', '-p', '-t', 'term', '#{pane_pid}')).trim();
+    const shell = String((await execa('pgrep', ['-P', pane], { reject: false })).stdout).trim();
+    const pid = String((await execa('pgrep', ['-P', shell, '-f', 'demo --dash'], { reject: false })).stdout).trim();
+    expect(pid, 'the demo under the shell that outlives the terminal').toMatch(/^\d+$/);
+    await demo.term.close();
+    await waitFor('the demo to exit after its terminal closed', () => existsSync(exitFile), { timeoutMs: 60_000, everyMs: 100 });
+    const left = async () => (await readdir(demo.dir)).filter((name) => name !== 'demo-exit');
+    // 129 alone would not tell: a demo that does not listen for SIGHUP dies of it, leaving everything.
+    expect((await readFile(exitFile, 'utf8')).trim(), `left in its temp folder: ${(await left()).join(', ')}`).toBe('129');
+    const server = await execa('tmux', ['-L', `orange-demo-${pid}`, 'list-windows', '-a'], { reject: false, env: demo.env, extendEnv: false });
+    expect(server.exitCode, `tmux server orange-demo-${pid} still runs:\n${String(server.stdout)}`).not.toBe(0);
+    expect(await left()).toEqual([]);
   }, 200_000);
 });
 

@@ -1,8 +1,10 @@
-import { stat } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Sandbox } from './sandbox.js';
+import { CLI, Sandbox } from './sandbox.js';
+import { Terminal } from './terminal.js';
 import { browserMissing, BrowserSession } from './web-page.js';
 import { startWeb, type RunningWeb } from './web-server.js';
 
@@ -14,6 +16,7 @@ if (missing) console.warn(`skipping the browser tests of orange web: ${missing}`
 let box: Sandbox | undefined;
 let web: RunningWeb | undefined;
 let browser: BrowserSession | undefined;
+let term: Terminal | undefined;
 afterEach(async (context) => {
   // A failing test shows what the page and the server said.
   if (context.task.result?.state === 'fail' && browser) {
@@ -25,8 +28,43 @@ afterEach(async (context) => {
   browser = undefined;
   await web?.stop();
   web = undefined;
+  await term?.close();
+  term = undefined;
   await box?.cleanup();
   box = undefined;
+});
+
+describe('stopping orange web', () => {
+  it('Ctrl-C (SIGINT) and SIGTERM stop it with exit 0, its gateway sockets gone', async () => {
+    box = await Sandbox.create();
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      const running = await startWeb(box);
+      await box.waitFor('orange web to serve the gateway', async () => existsSync(box!.paths.gatewaySocket));
+      running.process.kill(signal);
+      const result = await running.process;
+      expect({ exitCode: result.exitCode, signal: result.signal }, `orange web after ${signal}: ${running.stderr()}`).toEqual({ exitCode: 0, signal: undefined });
+      expect(existsSync(box.paths.gatewaySocket)).toBe(false);
+      expect(existsSync(box.paths.peopleSocket)).toBe(false);
+    }
+  });
+
+  it('closing its terminal (SIGHUP) stops it with exit 0, not a crash, its gateway sockets gone', async () => {
+    box = await Sandbox.create();
+    term = new Terminal(box);
+    await term.open();
+    const exitFile = join(box.dir, 'web-exit');
+    // Under a shell that ignores the hang-up: it outlives the terminal to write down how orange web ended.
+    await term.type(`sh -c 'trap "" HUP; node ${CLI} web --port 0; echo $? > ${exitFile}'`);
+    await term.screenShows('/?token=');
+    await box.waitFor('orange web to serve the gateway', async () => existsSync(box!.paths.gatewaySocket));
+    // Its pty closes: the shell (the session leader) is hung up, then orange web in the foreground.
+    await term.close();
+    await box.waitFor('orange web to exit after its terminal closed', async () => existsSync(exitFile), 30_000);
+    // 134 or 139 here is Node aborting on a terminal it can no longer restore.
+    expect((await readFile(exitFile, 'utf8')).trim(), await term.logTail()).toBe('0');
+    expect(existsSync(box.paths.gatewaySocket)).toBe(false);
+    expect(existsSync(box.paths.peopleSocket)).toBe(false);
+  });
 });
 
 describe.skipIf(missing !== null)('orange web in a real browser, against real tmux agents', () => {

@@ -1,6 +1,7 @@
 import * as Flags from '@oclif/core/flags';
 import { isOrangeError, OrangeError, type Orange } from '@orange/core';
 import { OrangeCommand } from '../command/base-command.js';
+import { followHangUp } from '../command/hung-up-terminal.js';
 import { inferProject } from '../command/locate.js';
 import { startGateway } from '../gateway/start-gateway.js';
 import { freeProjectName, inspectRepository, type RepositoryFacts } from '../init/repository.js';
@@ -40,13 +41,19 @@ export default class Dash extends OrangeCommand {
     const { openDashboard } = await dashboard;
     // Agents' calls are answered here while it is open (unless another Orange serves them already).
     const gateway = await startGateway(this.config, orange, await this.configDir(), (cwd) => this.buildOrange(cwd, 'in-process'));
+    let offHangUp: (() => void) | undefined;
     try {
       // The pipeline's own call for `a` (answering a task awaiting clarification), from the copy
       // bundled here, the one the config's plugins share: the dashboard depends on no plugin.
       const { clarifyTask } = await import('@orange/plugin-pipeline');
+      // A closed terminal quits the dashboard as q does (it listens for SIGHUP itself); its writes
+      // fail from then on, the poll, the lease and the gateway are wound down all the same, and the
+      // exit is 0, not a crash. Followed from here, with the dashboard: a SIGHUP before ends the process.
+      offHangUp = followHangUp(() => undefined);
       await openDashboard({ orange, project, exitOnAttach: flags['exit-on-attach'], pollIntervalMs: flags.interval, operators: { clarifyTask } });
     } finally {
       await gateway?.close();
+      offHangUp?.();
     }
   }
 }

@@ -1,10 +1,9 @@
-import { closeSync, fstatSync } from 'node:fs';
 import { constants } from 'node:os';
-import { isatty } from 'node:tty';
 import { join } from 'node:path';
 import * as Flags from '@oclif/core/flags';
 import { onSignals, OrangeError } from '@orange/core';
 import { OrangeCommand } from '../command/base-command.js';
+import { followHangUp, ignoreFailedWrites } from '../command/hung-up-terminal.js';
 
 export default class Demo extends OrangeCommand {
   static override summary = "Run Orange's main job in a throwaway sandbox: three tasks, real tmux and worktrees, scripted agents.";
@@ -37,12 +36,8 @@ export default class Demo extends OrangeCommand {
     let told = false;
     const onSignal = (signal: NodeJS.Signals) => {
       if (!interrupt.signal.aborted) {
-        // After SIGHUP the terminal may be gone and every write fail (EIO), which oclif's own
-        // listener rethrows: from here on a failed write is ignored, so the teardown runs to its end.
-        for (const stream of [process.stdout, process.stderr]) {
-          stream.removeAllListeners('error');
-          stream.on('error', () => undefined);
-        }
+        // After SIGHUP the terminal may be gone: the teardown runs to its end all the same.
+        ignoreFailedWrites();
         interrupt.abort(signal);
       } else if (!told) {
         told = true;
@@ -50,6 +45,7 @@ export default class Demo extends OrangeCommand {
       }
     };
     const offSignals = onSignals(DEMO_SIGNALS, onSignal);
+    const offHangUp = followHangUp(() => onSignal('SIGHUP'));
     try {
       const result = await runDemo({
         cliEntry: join(this.config.root, 'bin', 'run.cjs'),
@@ -64,7 +60,6 @@ export default class Demo extends OrangeCommand {
       if (result.interrupted) {
         if (this.json) this.logJson({ ...result, error: `interrupted by ${result.interrupted}` });
         process.exitCode = 128 + (constants.signals[result.interrupted] ?? 0);
-        releaseHungUpTerminal();
         return;
       }
       const error = result.error ?? 'the demo did not finish every task';
@@ -80,25 +75,10 @@ export default class Demo extends OrangeCommand {
       throw error;
     } finally {
       offSignals();
+      offHangUp();
     }
   }
 }
 
-/** The signals that interrupt a demo: Ctrl-C, a kill or a timeout, a closed terminal. */
-const DEMO_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
-
-/**
- * Closes each standard stream whose terminal hung up (SIGHUP: the window was closed). Node 20
- * restores the terminal's modes on exit and aborts when it cannot (nodejs/node#51519); a closed
- * descriptor is skipped, so the process exits with its own code instead of a core dump.
- */
-function releaseHungUpTerminal(): void {
-  for (const fd of [0, 1, 2]) {
-    try {
-      // A hung-up terminal is still a character device, but no longer answers as a terminal.
-      if (fstatSync(fd).isCharacterDevice() && !isatty(fd)) closeSync(fd);
-    } catch {
-      // Already closed.
-    }
-  }
-}
+/** The signals that interrupt a demo: Ctrl-C, a kill or a timeout (a closed terminal: `followHangUp`). */
+const DEMO_SIGNALS = ['SIGINT', 'SIGTERM'] as const;

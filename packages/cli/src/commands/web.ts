@@ -1,6 +1,7 @@
 import * as Flags from '@oclif/core/flags';
 import { onSignals, type Orange } from '@orange/core';
 import { OrangeCommand } from '../command/base-command.js';
+import { followHangUp } from '../command/hung-up-terminal.js';
 import { startGateway } from '../gateway/start-gateway.js';
 
 export default class Web extends OrangeCommand {
@@ -48,7 +49,10 @@ export default class Web extends OrangeCommand {
       operators: { clarifyTask, resumeTask },
     });
     const stop = new AbortController();
-    const offSignals = onSignals(['SIGINT', 'SIGTERM', 'SIGHUP'], () => stop.abort());
+    const offSignals = onSignals(['SIGINT', 'SIGTERM'], () => stop.abort());
+    // A closed terminal (SIGHUP) stops it too: the server and the gateway still close, and the exit
+    // is 0, not a crash.
+    const offHangUp = followHangUp(() => stop.abort());
     // Agents' calls are answered here while it runs (unless another Orange serves them already).
     const gateway = await startGateway(this.config, orange, await this.configDir(), (cwd) => this.buildOrange(cwd, 'in-process'));
     try {
@@ -63,6 +67,7 @@ export default class Web extends OrangeCommand {
       offSignals();
       await server.close();
       await gateway?.close();
+      offHangUp();
     }
   }
 }
