@@ -72,15 +72,86 @@ describe('an action that fails while starting an agent', () => {
   });
 });
 
+/**
+ * Every command that loads the config, with arguments its parser accepts: the refusal must come
+ * from the config, not from a missing argument. The task id names no task (none is reached).
+ */
+const NO_TASK = 'aaaaaaaaaaaaaaaaaaaaa';
+const LOADS_CONFIG: Record<string, readonly string[]> = {
+  // A registered project's exit report loads that project's config: this one names none.
+  'agent:exited': ['--project', 'unregistered', '--task', NO_TASK, '--role', 'worker'],
+  doctor: [],
+  install: [],
+  'memory:forget': ['x'],
+  'memory:list': [],
+  'memory:show': ['x'],
+  monitor: [],
+  'pipeline:run': ['--task', NO_TASK],
+  'project:add': ['.'],
+  'project:list': [],
+  'project:remove': ['demo'],
+  'project:update': ['demo', '--pool-size', '3'],
+  'task:attach': [NO_TASK],
+  'task:cancel': [NO_TASK, '--yes'],
+  'task:clarify': [NO_TASK, 'more detail'],
+  'task:complete': [],
+  'task:create-pr': [NO_TASK],
+  'task:create': ['feature/typo', 'never created'],
+  'task:delete': [NO_TASK, '--yes'],
+  'task:list': [],
+  'task:merge': [NO_TASK, '--yes'],
+  'task:move': [NO_TASK, 'done'],
+  'task:output': [NO_TASK],
+  'task:repair': [NO_TASK],
+  'task:request-changes': [NO_TASK],
+  'task:respawn': [NO_TASK],
+  'task:resume': [NO_TASK],
+  'task:section:set': ['Notes', '--text', 'x', '--task', NO_TASK],
+  'task:show': [NO_TASK],
+  'task:spawn': [NO_TASK],
+  'task:stuck': [],
+  'task:update': ['--status', 'done'],
+  web: [],
+  'workflow:show': [],
+  'workflow:simulate': ['--script', 'exit worker'],
+  'workspace:gc': [],
+  'workspace:init': [],
+  'workspace:list': [],
+};
+
+/** The commands that never load the config found from the working directory, and why. */
+const NO_CONFIG: Record<string, string> = {
+  completion: 'prints a script built from the command list',
+  dash: 'refuses to run without a terminal before it loads anything; in one, it loads the config as every command does',
+  demo: 'builds a sandbox of its own, with its own config',
+  init: 'writes a config, and refuses to shadow an .orangerc.json of its own accord',
+  log: 'reads $ORANGE_HOME/orange.log only',
+  'notifications:deliver': 'loads a config only for an outbox entry raised under it',
+};
+
 describe('a config harness that no plugin registers', () => {
-  it('is refused when the config loads, by every command, naming the field and the known harnesses', async () => {
+  let dir: string;
+  beforeAll(async () => {
     const { mkdir, writeFile } = await import('node:fs/promises');
     const { join } = await import('node:path');
-    const dir = join(box.repo, 'typo');
+    dir = join(box.repo, 'typo');
     await mkdir(dir, { recursive: true });
     await writeFile(join(dir, '.orangerc.json'), JSON.stringify({ harness: 'gemni' }));
-    const result = await box.orange(['task', 'list'], { cwd: dir });
-    expect(result.code, explain(result)).toBe(1);
-    expect(result.stderr, explain(result)).toMatch(new RegExp(`^orange: ${join(dir, '.orangerc.json')}: field "harness" names no registered harness "gemni" \\(known: claude, codex, pi, opencode, gemini, command[a-z:, ]*\\)$`));
   });
+
+  it('leaves no command of the built CLI out of the list of commands that load the config', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const manifest = JSON.parse(await readFile(new URL('../oclif.manifest.json', import.meta.url), 'utf8')) as { commands: Record<string, unknown> };
+    expect(Object.keys(manifest.commands).sort()).toEqual([...Object.keys(LOADS_CONFIG), ...Object.keys(NO_CONFIG)].sort());
+  });
+
+  it.each(Object.entries(LOADS_CONFIG).map(([id, args]) => [id.replace(/:/g, ' '), args] as const))(
+    'is refused when the config loads, by orange %s, naming the field and the known harnesses',
+    async (command, args) => {
+      const { join } = await import('node:path');
+      const result = await box.orange([...command.split(' '), ...args], { cwd: dir });
+      expect(result.code, explain(result)).toBe(1);
+      expect(result.stderr, explain(result)).toMatch(new RegExp(`^orange: ${join(dir, '.orangerc.json')}: field "harness" names no registered harness "gemni" \\(known: claude, codex, pi, opencode, gemini, command[a-z:, ]*\\)$`));
+    },
+  );
 });

@@ -3,25 +3,29 @@
  * `orange task update` never waits on a slow or unreachable notifier. Against a webhook receiver
  * on 127.0.0.1 and the real CLI: the call exits at once while the receiver holds the post open; a
  * deliverer killed mid-delivery leaves its entry to the next monitor pass; two deliverers started
- * together deliver each entry once.
+ * together deliver each entry once, the one without the outbox's lock trying while the other holds it.
  */
-import { mkdtemp, readdir, readFile, readlink, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, readlink, rm, stat, writeFile } from 'node:fs/promises';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { NotificationOutbox, newTaskId, type Notification } from '@orange/core';
+import { httpReceiver, waitFor, type HttpReceiver, type ReceivedRequest, type Reply } from '@orange/test-support';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stuckNotification as notification } from '../../core/test/stuck-notification.js';
-import { httpReceiver, type HttpReceiver, type Reply } from '../../../plugins/notifier-webhook/test/http-receiver.js';
 import { CLI, pluginUrl, Sandbox } from './sandbox.js';
 
 let box: Sandbox | undefined;
 let hook: HttpReceiver | undefined;
+let holding: HoldingReceiver | undefined;
 afterEach(async () => {
   // The receiver first: a post it still holds open must fail so the deliverer can finish.
   await hook?.close();
+  await holding?.close();
   await box?.cleanup();
-  box = hook = undefined;
+  box = hook = holding = undefined;
 });
 
 /** The webhook's own time limit per attempt: a CLI call that waited for delivery would last at least this long. */
@@ -29,13 +33,73 @@ const WEBHOOK_TIMEOUT_MS = 20_000;
 
 async function boxWithWebhook(replies: Reply[]): Promise<Sandbox> {
   hook = await httpReceiver(replies);
+  return boxPostingTo(hook.url);
+}
+
+function boxPostingTo(url: string): Promise<Sandbox> {
   return Sandbox.create({
     config: {
       imports: [`import { webhook } from ${JSON.stringify(pluginUrl('plugins/notifier-webhook'))};`],
-      plugins: [`webhook({ url: ${JSON.stringify(hook.url)}, timeoutMs: ${WEBHOOK_TIMEOUT_MS}, retries: 0 })`],
+      plugins: [`webhook({ url: ${JSON.stringify(url)}, timeoutMs: ${WEBHOOK_TIMEOUT_MS}, retries: 0 })`],
     },
   });
 }
+
+interface HoldingReceiver {
+  readonly url: string;
+  readonly requests: ReceivedRequest[];
+  /** When (Date.now()) the first post arrived. */
+  readonly firstPost: Promise<number>;
+  /** Answers the first post (200). */
+  release(): void;
+  close(): Promise<void>;
+}
+
+/**
+ * A webhook receiver on 127.0.0.1 that answers every post at once but the first, which it holds
+ * open until `release()`: the deliverer that sent it keeps the outbox's lock all that time.
+ */
+async function holdingReceiver(): Promise<HoldingReceiver> {
+  const requests: ReceivedRequest[] = [];
+  let held: ServerResponse | undefined;
+  let arrived: (at: number) => void = () => undefined;
+  const firstPost = new Promise<number>((resolve) => (arrived = resolve));
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      if (requests.length > 1) return void res.writeHead(200).end('ok');
+      held = res;
+      arrived(Date.now());
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/hooks/orange-secret-path`,
+    requests,
+    firstPost,
+    release: () => void held?.writeHead(200).end('ok'),
+    async close() {
+      held?.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/**
+ * Loaded with `node --require` before the CLI: the process writes the time it is ready, blocks
+ * until the test writes to its FIFO, then writes the time it went on. Opened read-write, the FIFO
+ * never blocks the open (so "ready" means the process already waits on it); the read waits for "go".
+ */
+const BARRIER = `const { openSync, readSync, writeFileSync } = require('node:fs');
+const go = openSync(process.env.BARRIER_GO, 'r+');
+writeFileSync(process.env.BARRIER_DIR + '/ready-' + process.env.BARRIER_N, String(Date.now()));
+readSync(go, Buffer.alloc(2));
+writeFileSync(process.env.BARRIER_DIR + '/went-' + process.env.BARRIER_N, String(Date.now()));
+`;
 
 /** A task waiting for a workspace (no agent): moving it to cancelled raises an `info` notification. */
 async function pendingTask(b: Sandbox, branch: string): Promise<string> {
@@ -101,18 +165,47 @@ describe('notification delivery from one-shot CLI calls', () => {
     expect(await outboxEntries(box)).toEqual([]);
   });
 
-  it('two deliverers started together deliver each entry once', async () => {
-    box = await boxWithWebhook([]);
+  it('two deliverers released together deliver each entry once: the one that finds the outbox taken delivers none', async () => {
+    holding = await holdingReceiver();
+    box = await boxPostingTo(holding.url);
     const outbox = new NotificationOutbox(box.paths);
     const ids = Array.from({ length: 8 }, () => newTaskId());
     for (const id of ids) await outbox.put({ notification: notification(id), cwd: box.repo });
-    const run = () => execa(process.execPath, [CLI, 'notifications', 'deliver', '--json'], { cwd: box!.repo, env: box!.env, extendEnv: false, reject: false });
-    const [a, b] = await Promise.all([run(), run()]);
-    expect(a.exitCode, String(a.stderr)).toBe(0);
-    expect(b.exitCode, String(b.stderr)).toBe(0);
-    const delivered = [a, b].map((r) => (JSON.parse(String(r.stdout)) as { delivered: number }).delivered);
-    expect(delivered[0]! + delivered[1]!).toBe(ids.length);
-    expect(hook!.requests.map((r) => (JSON.parse(r.body) as Notification).task.id).sort()).toEqual([...ids].sort());
+    const barrier = join(box.dir, 'barrier');
+    await mkdir(barrier);
+    await writeFile(join(barrier, 'barrier.cjs'), BARRIER);
+    const gos = [0, 1].map((n) => join(barrier, `go-${n}`));
+    await execa('mkfifo', gos);
+    const runs = [0, 1].map((n) =>
+      execa(process.execPath, ['--require', join(barrier, 'barrier.cjs'), CLI, 'notifications', 'deliver', '--json'], {
+        cwd: box!.repo,
+        env: { ...box!.env, BARRIER_DIR: barrier, BARRIER_GO: gos[n]!, BARRIER_N: String(n) },
+        extendEnv: false,
+        reject: false,
+      }).then((result) => ({ n, result, endedAt: Date.now() })),
+    );
+    const times = (what: 'ready' | 'went') => Promise.all([0, 1].map(async (n) => Number(await readFile(join(barrier, `${what}-${n}`), 'utf8'))));
+    const readyAt = await waitFor('both deliverers to wait at the barrier', () => times('ready'), { timeoutMs: 30_000 });
+    const goAt = Date.now();
+    await Promise.all(gos.map((go) => writeFile(go, 'go')));
+    // The first post is held, and with it the outbox's lock, until the other deliverer has ended
+    // (it may end before the post is even sent): it cannot have run after the holder, only beside it.
+    const [idle, firstPostAt] = await within(30_000, 'the first post, and the other deliverer to end', Promise.all([Promise.race(runs), holding.firstPost]));
+    const releasedAt = Date.now();
+    holding.release();
+    const holder = (await Promise.all(runs))[1 - idle.n]!;
+    for (const { result } of [idle, holder]) expect(result.exitCode, String(result.stderr)).toBe(0);
+    const wentAt = await times('went');
+    const timeline = `ready ${readyAt.join(', ')}; go ${goAt}; went ${wentAt.join(', ')}; first post ${firstPostAt}; ended ${idle.endedAt} (idle), ${holder.endedAt} (holder); released ${releasedAt}`;
+    for (const at of readyAt) expect(at, timeline).toBeLessThanOrEqual(goAt);
+    // The two runs overlap: both went on before either ended, and the holder ended only once released.
+    expect(Math.max(...wentAt), timeline).toBeLessThanOrEqual(idle.endedAt);
+    expect(releasedAt, timeline).toBeLessThanOrEqual(holder.endedAt);
+    // Answered when released, not by the webhook's time limit.
+    expect(holder.endedAt - releasedAt, timeline).toBeLessThan(WEBHOOK_TIMEOUT_MS / 2);
+    const delivered = (r: typeof idle) => (JSON.parse(String(r.result.stdout)) as { delivered: number }).delivered;
+    expect({ idle: delivered(idle), holder: delivered(holder) }, timeline).toEqual({ idle: 0, holder: ids.length });
+    expect(holding.requests.map((r) => (JSON.parse(r.body) as Notification).task.id).sort()).toEqual([...ids].sort());
     expect(await outboxEntries(box)).toEqual([]);
   });
 });

@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { git, poolSandbox, setGitIdentity, type PoolSandbox } from '../test/git-sandbox.js';
+import { git, useTestGitIdentity } from '@orange/test-support';
+import { poolSandbox, type PoolSandbox } from '../test/git-sandbox.js';
 
 const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 // Inside the package so the bundle resolves @orange/core, execa and zod from the workspace's node_modules.
@@ -14,7 +15,7 @@ const script = join(packageDir, '.race', `race-spawn-${process.pid}.mjs`);
 let s: PoolSandbox;
 
 beforeAll(async () => {
-  setGitIdentity();
+  useTestGitIdentity();
   await build({
     entryPoints: [join(packageDir, 'test', 'race-spawn.ts')],
     outfile: script,
@@ -34,16 +35,26 @@ afterAll(async () => {
 });
 
 describe('concurrent acquires', () => {
-  it('never hands one worktree to two tasks when 6 processes race for a pool of 2', async () => {
+  it('never hands one worktree to two tasks when 6 processes, all let go at once, race for a pool of 2', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 6; i++) {
       const { task } = await s.orange.engine.createTask({ project: 'demo', summary: `racer ${i}`, spawn: false });
       ids.push(task.meta.id);
     }
-    const startAt = String(Date.now() + 1500);
-    const runs = await Promise.all(ids.map((id) => execa('node', [script, s.home, 'demo', id, startAt])));
-    const outcomes = runs.map((r) => JSON.parse(r.stdout) as { id: string; started: boolean; workspace?: string; code?: string; message?: string });
+    const racers = ids.map((id) => execa('node', [script, s.home, 'demo', id]));
+    let outcomes: { id: string; started: boolean; workspace?: string; code?: string; message?: string; began: number; ended: number }[];
+    try {
+      // Each has loaded Orange and waits for its go: the race is the spawns', not the start-ups'.
+      await Promise.all(racers.map((racer, n) => readyLine(racer, `racer ${n}`)));
+      for (const racer of racers) racer.stdin?.end('go\n');
+      outcomes = (await Promise.all(racers)).map((r) => JSON.parse(r.stdout.split('\n').at(-1) ?? '') as (typeof outcomes)[number]);
+    } finally {
+      for (const racer of racers) racer.kill('SIGKILL');
+    }
 
+    // Every spawn began before the first one ended: all six were in flight together.
+    const timeline = outcomes.map((o) => `${o.id} ${o.started ? 'started' : 'vetoed'}: ${o.began.toFixed(1)} → ${o.ended.toFixed(1)}`).join('\n');
+    expect(Math.max(...outcomes.map((o) => o.began)), timeline).toBeLessThan(Math.min(...outcomes.map((o) => o.ended)));
     const started = outcomes.filter((o) => o.started);
     expect(started).toHaveLength(2);
     expect(new Set(started.map((o) => o.workspace)).size).toBe(2);
@@ -66,6 +77,25 @@ describe('concurrent acquires', () => {
     }
   }, 60_000);
 });
+
+/** Resolves once `racer` printed "ready"; rejects, with what it printed, if it ends or takes 30 s first. */
+function readyLine(racer: ReturnType<typeof execa>, name: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`${name} printed no "ready" within 30 s: ${out}`)), 30_000);
+    racer.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+      if (out.startsWith('ready\n')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    racer.then(
+      (r) => reject(new Error(`${name} ended before it was ready: ${r.stdout}${r.stderr}`)),
+      (error: unknown) => reject(error instanceof Error ? error : new Error(String(error))),
+    ).finally(() => clearTimeout(timer));
+  });
+}
 
 describe('creating worktrees outside the pool lock', () => {
   /** A git that logs when each `worktree add` starts and ends, takes `ms` over it, or fails it. */

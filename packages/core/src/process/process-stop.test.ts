@@ -2,18 +2,22 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { stopProcesses } from './process-stop.js';
 import { listProcesses, processesInside, processTree, withAncestors } from './process-table.js';
 
 const started: number[] = [];
 const dirs: string[] = [];
 
-/** A process that ignores SIGHUP and SIGTERM, in its own session, with its cwd in a fresh directory. */
-async function stubborn(): Promise<{ pid: number; dir: string }> {
+/**
+ * A process that ignores SIGHUP and SIGTERM, in its own session, with its cwd in a fresh directory;
+ * `exited` says how it ended (this process is its parent, so it sees the signal that killed it).
+ */
+async function stubborn(): Promise<{ pid: number; dir: string; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }> }> {
   const dir = await mkdtemp(join(tmpdir(), 'orange-proc-'));
   dirs.push(dir);
   const child = spawn('sh', ['-c', "trap '' HUP TERM; sleep 1000 & wait"], { cwd: dir, detached: true, stdio: 'ignore' });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
   child.unref();
   started.push(child.pid!);
   // The shell's trap must be set before any signal arrives: wait for its `sleep` child.
@@ -21,7 +25,7 @@ async function stubborn(): Promise<{ pid: number; dir: string }> {
     if (processTree(await listProcesses(), [child.pid!]).length >= 2) break;
     await new Promise((r) => setTimeout(r, 20));
   }
-  return { pid: child.pid!, dir };
+  return { pid: child.pid!, dir, exited };
 }
 
 afterEach(async () => {
@@ -53,10 +57,24 @@ describe('process table', () => {
 });
 
 describe('stopProcesses', () => {
-  it('escalates to SIGKILL for a process tree that ignores SIGHUP and SIGTERM', async () => {
-    const { pid } = await stubborn();
-    const survivors = await stopProcesses((table) => processTree(table, [pid]), { signalNow: true, signalWaitMs: 500 });
+  it('escalates to SIGKILL for a process tree that ignores SIGHUP and SIGTERM: each process gets SIGTERM, then SIGKILL, which ends it', async () => {
+    const { pid, exited } = await stubborn();
+    const tree = processTree(await listProcesses(), [pid]).map((p) => p.pid);
+    expect(tree, 'the shell and its sleep').toHaveLength(2);
+    // Every signal stopProcesses sends, in order (passed on to the real kill).
+    const kill = vi.spyOn(process, 'kill');
+    let survivors: unknown[];
+    let sent: string[];
+    try {
+      survivors = await stopProcesses((table) => processTree(table, [pid]), { signalNow: true, signalWaitMs: 500 });
+    } finally {
+      // Read before the restore, which forgets the calls.
+      sent = kill.mock.calls.map(([to, signal]) => `${to} ${String(signal)}`);
+      kill.mockRestore();
+    }
     expect(survivors).toEqual([]);
+    for (const p of tree) expect(sent.filter((s) => s.startsWith(`${p} `)), sent.join('\n')).toEqual([`${p} SIGTERM`, `${p} SIGKILL`]);
+    expect(await exited).toEqual({ code: null, signal: 'SIGKILL' });
     expect(processTree(await listProcesses(), [pid]).filter((p) => !p.zombie)).toEqual([]);
   });
 
