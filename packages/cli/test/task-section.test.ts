@@ -68,4 +68,19 @@ describe('orange task section set', () => {
     expect(await box.jsonError(['task', 'section', 'set', 'Plan', '--file', box.dir, ...id])).toMatchObject({ code: 'E_INVALID_INPUT', error: `${box.dir} is not a regular file` });
     expect(await box.taskText(meta.id)).toBe(before);
   });
+
+  it('takes a --file of at most 1 MB and refuses a larger one unread, changing nothing', async () => {
+    const meta = await box.createTask(['feature/section-size', 'a section from a large file']);
+    const id = ['--task', meta.id];
+    const file = join(box.dir, 'section-size.md');
+    const line = 'APPROACH: a plan long enough to fill the file\n';
+    const MB = 1024 * 1024;
+    await writeFile(file, line.repeat(Math.ceil(MB / line.length)).slice(0, MB));
+    const written = await box.orange(['task', 'section', 'set', 'Plan', '--file', file, ...id]);
+    expect(written.code, written.stderr).toBe(0);
+    const before = await box.taskText(meta.id);
+    await writeFile(file, `${line.repeat(Math.ceil(MB / line.length)).slice(0, MB)}x`);
+    expect(await box.jsonError(['task', 'section', 'set', 'Plan', '--file', file, ...id])).toMatchObject({ code: 'E_INVALID_INPUT', error: `${file} is larger than 1 MB` });
+    expect(await box.taskText(meta.id)).toBe(before);
+  });
 });

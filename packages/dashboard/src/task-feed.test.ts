@@ -59,7 +59,8 @@ function feedOn(store: unknown, options: ConstructorParameters<typeof TaskFeed>[
 }
 
 const statusOf = (feed: TaskFeed, id: string) => feed.snapshot().rows.get(id)?.meta.status;
-const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
+/** One turn of the event loop: every read already answered has landed (the stand-in store answers without I/O). */
+const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('the task feed, with reads that resolve out of order', () => {
   it('never lets an earlier re-read land after a later one', async () => {
@@ -120,22 +121,27 @@ describe('the task feed, with reads that resolve out of order', () => {
 
 describe('the task feed and hand edits', () => {
   /** A store whose reads say the task was edited by hand while `tampered` is set. */
-  function storeWith(state: { tampered: string[] }) {
+  function storeWith(state: { tampered: string[]; reads?: number }) {
     const meta = version(A, 'working', 1);
     return {
-      inspect: async () => ({ task: { meta, body: '' }, tampered: state.tampered.map((field) => ({ field })) }),
+      inspect: async () => {
+        state.reads = (state.reads ?? 0) + 1;
+        return { task: { meta, body: '' }, tampered: state.tampered.map((field) => ({ field })) };
+      },
       list: async () => ({ tasks: [{ meta, tampered: state.tampered }], unreadable: [] }),
     };
   }
   const tampered = (feed: TaskFeed) => feed.snapshot().rows.get(A)?.tampered ?? null;
 
   it('never shows ⚠ for a read between the two writes of a move: the next read agrees again', async () => {
-    const state = { tampered: ['status'] };
+    const state = { tampered: ['status'], reads: 0 };
     const feed = feedOn(storeWith(state), { tamperConfirmMs: 100 });
     await feed.refreshTask('app', A);
     expect(tampered(feed)).toEqual([]);
     state.tampered = [];
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The second read, tamperConfirmMs later, and what it found on screen.
+    await vi.waitFor(() => expect(state.reads, 'the confirming read').toBe(2), { timeout: 2000, interval: 10 });
+    await tick();
     expect(tampered(feed)).toEqual([]);
     feed.stop();
   });
@@ -170,9 +176,16 @@ describe('the task feed and worktrees', () => {
       const feed = new TaskFeed(orange, { diffMs: 3_600_000, worktreeDebounceMs: 50, livenessMs: 3_600_000 });
       await feed.start();
       await vi.waitFor(() => expect(feed.snapshot().rows.get(A)?.diff?.added).toBe(1), { timeout: 3000, interval: 20 });
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      await writeFile(join(worktree, 'changed.txt'), 'new\n');
-      await vi.waitFor(() => expect(feed.snapshot().rows.get(A)?.diff?.added).toBe(2), { timeout: 3000, interval: 20 });
+      // chokidar sees changes only once its first scan of the worktree is done, and says so to no
+      // one outside: the file is written again at each check until a read follows one.
+      let edits = 0;
+      await vi.waitFor(
+        async () => {
+          await writeFile(join(worktree, 'changed.txt'), `edit ${++edits}\n`);
+          expect(feed.snapshot().rows.get(A)?.diff?.added, `a read after ${edits} edits`).toBeGreaterThanOrEqual(2);
+        },
+        { timeout: 5000, interval: 100 },
+      );
       await feed.stop();
     } finally {
       await rm(worktree, { recursive: true, force: true });

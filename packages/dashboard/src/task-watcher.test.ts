@@ -59,11 +59,14 @@ describe('the task watcher', () => {
 
   it('follows an agent folder made after the task folder was watched (a new task, or one moved from the layout before agent/)', async () => {
     const { paths, seen } = await setup();
+    await mkdir(paths.taskDir('app', B));
     await watcher!.start();
     await mkdir(paths.agentDir('app', A));
     await vi.waitFor(() => expect(seen).toContain(`app/${A}`), { timeout: 2000 });
-    // Events of the mkdir itself may still arrive: wait until they are in, then look only at the edit.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Events of the mkdir itself may still arrive. Every watch of a process reads one inotify queue,
+    // in order: once an event of task B written after the mkdir is in, so is every event before it.
+    await writeFile(join(paths.taskDir('app', B), 'history.jsonl'), '{}\n');
+    await vi.waitFor(() => expect(seen).toContain(`app/${B}`), { timeout: 2000 });
     seen.splice(0);
     await writeFile(paths.taskFile('app', A), 'edited\n');
     await vi.waitFor(() => expect(seen).toContain(`app/${A}`), { timeout: 2000 });

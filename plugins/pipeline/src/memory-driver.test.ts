@@ -98,7 +98,8 @@ async function fleet(options: PipelineOptions, count: number, prepare?: (b: Pipe
   return { b, dir, runs, costs, refs };
 }
 
-describe('memory through the driver', () => {
+// Five tasks of real git commits each: seconds on a quiet machine, more on a busy 2-core one.
+describe('memory through the driver', { timeout: 30_000 }, () => {
   it('starts an intent at the tier its last three tasks needed, and each completed task commits its entry', async () => {
     const { b, dir, runs, costs, refs } = await fleet({}, 5);
     const phaseRuns = (task: number) => runs.filter((r) => r.phase !== 'classify').slice(...(task < 3 ? [task * 4, task * 4 + 4] : [12 + (task - 3) * 2, 14 + (task - 3) * 2]));

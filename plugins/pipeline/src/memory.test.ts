@@ -77,6 +77,13 @@ describe('a memory entry', () => {
     expect(long.endsWith('…')).toBe(true);
   });
 
+  it('keeps at most 200 characters of the summary and 600 of the lessons, as data.md says', () => {
+    const exactly = memoryEntryOf({ meta: meta({ summary: 's'.repeat(200) }), body: `## Lessons\n${'l'.repeat(600)}\n` }, [], NOW);
+    expect([exactly.summary.length, exactly.lessons]).toEqual([200, 'l'.repeat(600)]);
+    const over = memoryEntryOf({ meta: meta({ summary: 's'.repeat(201) }), body: `## Lessons\n${'l'.repeat(601)}\n` }, [], NOW);
+    expect([over.summary.length, over.lessons.length]).toEqual([200, 600]);
+  });
+
   it('starts at the tier of record when no phase ran (a resumed task whose phases were all done)', () => {
     expect(memoryEntryOf({ meta: meta(), body: '' }, [], NOW)).toMatchObject({ start_tier: 'sonnet', attempts: 0 });
   });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { listProcesses } from '@orange/core';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '@orange/test-support';
 import { eventually } from '../test/tmux-sandbox.js';
 import { agentWrapperPath } from './dist-script-path.js';
 
@@ -22,6 +23,17 @@ afterAll(async () => {
 });
 
 const ids = ['--project', 'demo', '--task', 'T'.repeat(21), '--role', 'reviewer', '--spawn', 'S123456789'];
+
+/** The command lines (of processes still running) that hold `marker`. */
+async function commandLinesWith(marker: string): Promise<string[]> {
+  const lines: string[] = [];
+  for (const { pid, zombie } of await listProcesses()) {
+    if (zombie) continue;
+    const line = (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).replaceAll('\0', ' ');
+    if (line.includes(marker)) lines.push(line);
+  }
+  return lines;
+}
 
 async function calls(): Promise<string[][]> {
   return (await readFile(log, 'utf8').catch(() => '')).trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as string[]);
@@ -58,9 +70,12 @@ describe('agent wrapper', () => {
 
   it('runs the agent without reporting when no CLI entry is given', async () => {
     const before = (await calls()).length;
-    const result = await execa(process.execPath, [agentWrapperPath(), ...ids, '--', 'sh', '-c', 'exit 0'], { reject: false });
+    const result = await execa(process.execPath, [agentWrapperPath(), ...ids.slice(0, -1), 'NOCLI00001', '--', 'sh', '-c', 'exit 0'], { reject: false });
     expect(result.exitCode).toBe(0);
-    await new Promise((r) => setTimeout(r, 300));
+    // A report is started before the wrapper exits and carries the spawn id on its command line
+    // (forked from the wrapper, then as `agent exited … --spawn`) until it has written its call:
+    // once no process carries the id, every call there was is in the log.
+    await waitFor('no process left with the spawn id on its command line', async () => (await commandLinesWith('NOCLI00001')).length === 0, { timeoutMs: 10_000 });
     expect((await calls()).length).toBe(before);
   });
 

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { readFile, stat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { listProcesses, OrangeError, processTree } from '@orange/core';
+import { waitFor } from '@orange/test-support';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, otherActions, readEnvDump, tmuxSandbox, type TmuxSandbox } from '../test/tmux-sandbox.js';
@@ -17,6 +18,11 @@ import { tmux } from './tmux.js';
 const DUMP = 'env -0 > "$ORANGE_HOME/env-$ORANGE_ROLE.txt"; printf "%s\\n" "$@" > "$ORANGE_HOME/args-$ORANGE_ROLE.txt"; sleep 30';
 
 let box: TmuxSandbox;
+
+/** The arguments an agent running DUMP wrote (after its environment): waited for, since the agent writes them once it runs. */
+function dumpedArgs(role: string): Promise<string> {
+  return waitFor(`args-${role}.txt from the agent's DUMP`, () => readFile(join(box.home, `args-${role}.txt`), 'utf8').catch(() => ''), { timeoutMs: 5_000 });
+}
 
 beforeAll(async () => {
   box = await tmuxSandbox();
@@ -37,7 +43,9 @@ describe('spawn_agent', () => {
     expect(await box.windows()).toContain(`${session}:worker`);
     expect(await box.tmux('display-message', '-p', '-t', `=${session}:=worker`, '#{pane_current_path}')).toBe(after.meta.workspace);
 
-    const env = await eventually(() => readEnvDump(join(box.home, 'env-worker.txt')).then((e) => (e.ORANGE_SPAWN_ID ? e : null)));
+    // The agent writes its environment, then its arguments: once the arguments are in, both files are whole.
+    const args = await dumpedArgs('worker');
+    const env = await readEnvDump(join(box.home, 'env-worker.txt'));
     expect(env).toMatchObject({
       ORANGE_TASK_ID: task.meta.id,
       ORANGE_PROJECT: 'demo',
@@ -54,7 +62,6 @@ describe('spawn_agent', () => {
     expect(env.ORANGE_PROMPT).toContain('# Task: test task');
     expect(env.PATH!.split(':')[0]).toBe(join(box.home, 'run', 'bin'));
     // Arguments reach the agent untouched: no `;` command splitting, no format expansion.
-    const args = await readFile(join(box.home, 'args-worker.txt'), 'utf8');
     expect(args).toBe('ends with;\n#{session_name}\n');
 
     const history = await box.orange.store.history('demo', task.meta.id);
@@ -83,7 +90,8 @@ describe('spawn_agent', () => {
     const after = await box.read(task);
     const env = await eventually(() => readEnvDump(join(box.home, 'env-worker.txt')).then((e) => (e.WRAPPED_BY ? e : null)));
     expect(env).toMatchObject({ WRAPPED_BY: 'test-runtime', RUNTIME_VAR: `worker:${after.meta.worker_spawn}`, ORANGE_TASK_ID: task.meta.id, PWD: box.home });
-    expect(await readFile(join(box.home, 'args-worker.txt'), 'utf8')).toBe('ends with;\n#{session_name}\n');
+    // Written right after the environment: it may be empty for a moment (truncated, not yet written).
+    expect(await dumpedArgs('worker')).toBe('ends with;\n#{session_name}\n');
   });
 
   it('writes an executable orange shim that runs the CLI entry with this node', async () => {
@@ -435,7 +443,7 @@ describe('runtime slot', () => {
 
 describe('exit reports', () => {
   it('reports the agent exit to the CLI within a second, with project, task, role, spawn and code', async () => {
-    box.setAgent(() => ['sh', '-c', 'sleep 0.3; node -e "console.log(Date.now())" > "$ORANGE_HOME/exited-at.txt"; exit 3']);
+    box.setAgent(() => ['sh', '-c', 'node -e "console.log(Date.now())" > "$ORANGE_HOME/exited-at.txt"; exit 3']);
     try {
       const task = await box.newTask({ branch: 'exit-report' });
       const spawn = (await box.read(task)).meta.worker_spawn;

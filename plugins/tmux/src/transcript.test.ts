@@ -3,7 +3,7 @@
  * it under the task's logs/ directory, capped and rotated.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { listTranscripts } from '@orange/core';
@@ -42,7 +42,7 @@ describe('agent transcripts', () => {
 describe('the end of a transcript', () => {
   it('keeps what an agent printed just before it exited, without the fence, and leaves no FIFO behind', async () => {
     // A burst right before the exit: tmux is still pumping it through the pipe when the agent is gone.
-    box.setAgent(() => ['sh', '-c', 'sleep 0.3; seq 1 30000; printf "the very last words, no newline"']);
+    box.setAgent(() => ['sh', '-c', 'seq 1 30000; printf "the very last words, no newline"']);
     const task = await box.newTask({ branch: 'transcript-end' });
     const spawnId = (await box.read(task)).meta.worker_spawn as string;
     const file = box.orange.paths.transcriptFile('demo', task.meta.id, 'worker', spawnId);
@@ -55,6 +55,36 @@ describe('the end of a transcript', () => {
     expect(text.endsWith('the very last words, no newline'), JSON.stringify(text)).toBe(true);
     expect(text).toContain('\n29999\r\n30000\r\n');
     expect(text).not.toContain('orange-fence');
+  });
+});
+
+describe('how many transcripts are kept', () => {
+  it("keeps a role's 10 most recent spawns: an agent's start removes the older ones of its role only", async () => {
+    box.setAgent(() => ['sh', '-c', 'echo kept; sleep 30']);
+    const task = await box.newTask({ branch: 'transcripts-kept', status: 'agent-review' });
+    const logs = box.orange.paths.taskLogsDir('demo', task.meta.id);
+    const first = (await box.read(task)).meta.reviewer_spawn as string;
+    await eventually(async () => (await readdir(logs).catch(() => [] as string[])).includes(`reviewer-${first}.log`));
+    await box.runAction(task, 'kill_reviewer');
+    // Twelve earlier spawns of each role, a second apart, the oldest first, all older than `first`'s.
+    const past = Date.now() / 1000 - 3600;
+    for (const role of ['worker', 'reviewer']) {
+      for (let i = 0; i < 12; i++) {
+        const file = join(logs, `${role}-old${String(i).padStart(2, '0')}.log`);
+        await writeFile(file, 'x');
+        await utimes(file, past + i, past + i);
+      }
+    }
+    // Transcripts only, not the FIFO a running wrapper reads its pane through.
+    const ofRole = async (role: string) => (await readdir(logs)).filter((name) => name.startsWith(`${role}-`) && name.endsWith('.log')).sort();
+    const workers = await ofRole('worker');
+    await box.runAction(task, 'spawn_reviewer');
+    const latest = (await box.read(task)).meta.reviewer_spawn as string;
+    // The new spawn's transcript is made by its wrapper, once the window runs.
+    await eventually(async () => (await readdir(logs)).includes(`reviewer-${latest}.log`));
+    const kept = ['old04', 'old05', 'old06', 'old07', 'old08', 'old09', 'old10', 'old11', first, latest].map((spawn) => `reviewer-${spawn}.log`);
+    expect(await ofRole('reviewer')).toEqual(kept.sort());
+    expect(await ofRole('worker')).toEqual(workers);
   });
 });
 
