@@ -1,26 +1,14 @@
-import { accessSync, constants, realpathSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { delimiter, dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { accessSync, constants } from 'node:fs';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { delimiter, join } from 'node:path';
 import { execa } from 'execa';
-import { removeTmuxSocket } from '@orange/test-support';
+import { builtEntryUrl, git, makeOrigin, orangeCli, repoRoot, scriptedAgent, tempDir, TEST_GIT_IDENTITY, TmuxServer, waitFor, type CommandResult } from '@orange/test-support';
 import { OrangePaths, parseTaskFile, readHistory, setSection, type HistoryEvent, type Task, type TaskMeta } from '@orange/core';
 import { expect } from 'vitest';
 
-export const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
-/** The built CLI: these tests run what users run. */
-export const CLI = join(root, 'packages/cli/bin/run.cjs');
-const AGENT = join(root, 'packages/cli/agents/scripted-agent.mjs');
-const plugin = (dir: string) => pathToFileURL(join(root, dir, 'dist/index.js')).href;
-
-const GIT_ENV = {
-  GIT_AUTHOR_NAME: 'Orange Test',
-  GIT_AUTHOR_EMAIL: 'test@orange.invalid',
-  GIT_COMMITTER_NAME: 'Orange Test',
-  GIT_COMMITTER_EMAIL: 'test@orange.invalid',
-  GIT_CONFIG_NOSYSTEM: '1',
-};
+/** The monorepo's root and the built CLI (`@orange/test-support`), under the names these tests know them by. */
+export const root = repoRoot;
+export const CLI = orangeCli;
 
 /** A stack frame line: never on stderr for a user error. */
 export const STACK_LINE = /^\s{4}at /m;
@@ -45,23 +33,20 @@ const PATH_WITHOUT_GH = (process.env.PATH ?? '')
  * `scripted` is the scripted agent of the demo and the e2e suite.
  */
 const DEFAULT_CONFIG = [
-  `import { command } from ${JSON.stringify(plugin('plugins/harness-command'))};`,
+  `import { command } from ${JSON.stringify(builtEntryUrl('plugins/harness-command'))};`,
   'export default {',
   "  harness: 'idle',",
   "  logLevel: 'debug',",
   '  plugins: [',
   "    command({ name: 'idle', worker: ['sleep', '300'] }),",
-  `    command({ name: 'scripted', worker: [${JSON.stringify(process.execPath)}, ${JSON.stringify(AGENT)}] }),`,
+  `    command({ name: 'scripted', worker: [${JSON.stringify(process.execPath)}, ${JSON.stringify(scriptedAgent)}] }),`,
   '  ],',
   '};',
   '',
 ].join('\n');
 
-export interface CliResult {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
+/** What a command printed, and how it ended. */
+export type CliResult = CommandResult;
 
 export interface RunOptions {
   readonly cwd?: string;
@@ -96,13 +81,15 @@ export class CliSandbox {
   readonly socket: string;
   readonly env: Record<string, string>;
   project = 'demo';
+  /** The sandbox's own tmux server, where its agents run. */
+  readonly tmuxServer = TmuxServer.fresh('cli');
 
   private constructor(readonly dir: string) {
     this.paths = new OrangePaths(join(dir, 'orange-home'));
     this.home = join(dir, 'user');
     this.repo = join(dir, 'repo');
     this.origin = join(dir, 'origin.git');
-    this.socket = `orange-cli-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+    this.socket = this.tmuxServer.socket;
     this.env = {
       PATH: PATH_WITHOUT_GH,
       HOME: this.home,
@@ -110,12 +97,13 @@ export class CliSandbox {
       TERM: 'xterm-256color',
       ORANGE_HOME: this.paths.home,
       ORANGE_TMUX_SOCKET: this.socket,
-      ...GIT_ENV,
+      ...TEST_GIT_IDENTITY,
+      GIT_CONFIG_NOSYSTEM: '1',
     };
   }
 
   static async create(options: SandboxOptions = {}): Promise<CliSandbox> {
-    const box = new CliSandbox(realpathSync(await mkdtemp(join(tmpdir(), 'orange-cli-'))));
+    const box = new CliSandbox(await tempDir('cli'));
     await mkdir(box.home, { recursive: true });
     await writeFile(join(box.dir, 'orange.config.mjs'), options.config ?? DEFAULT_CONFIG);
     await box.makeRepo(box.repo, box.origin);
@@ -128,14 +116,7 @@ export class CliSandbox {
 
   /** A bare origin whose default branch is `branch`, and a clone of it with one pushed commit. */
   async makeRepo(repo: string, origin: string, branch = 'main'): Promise<void> {
-    await this.git(this.dir, 'init', '-q', '--bare', '-b', branch, origin);
-    await this.git(this.dir, 'clone', '-q', origin, repo);
-    await this.git(repo, 'checkout', '-q', '-b', branch);
-    await writeFile(join(repo, 'README.md'), '# sandbox\n');
-    await this.git(repo, 'add', 'README.md');
-    await this.git(repo, 'commit', '-q', '-m', 'initial commit');
-    await this.git(repo, 'push', '-q', '-u', 'origin', branch);
-    await this.git(repo, 'remote', 'set-head', 'origin', branch);
+    await makeOrigin(origin, repo, { branch });
   }
 
   /** Another repository with its origin, registered as project `name`; returns its path. */
@@ -227,31 +208,24 @@ export class CliSandbox {
     return subject;
   }
 
-  async git(cwd: string, ...args: string[]): Promise<string> {
-    const result = await execa('git', args, { cwd, env: { ...process.env, ...GIT_ENV } });
-    return String(result.stdout).trim();
+  /** Runs git in `cwd` with the test identity and no system config; returns its output, trimmed. */
+  git(cwd: string, ...args: string[]): Promise<string> {
+    return git(cwd, ...args);
   }
 
-  async tmux(...args: string[]): Promise<CliResult> {
-    const { TMUX: _t, TMUX_PANE: _p, ...env } = process.env;
-    const result = await execa('tmux', ['-L', this.socket, ...args], { reject: false, env: env as Record<string, string>, extendEnv: false });
-    return { code: result.exitCode ?? 1, stdout: String(result.stdout), stderr: String(result.stderr) };
+  /** Runs a tmux command on the sandbox's server; never throws. */
+  tmux(...args: string[]): Promise<CliResult> {
+    return this.tmuxServer.run(...args);
   }
 
   /** `session:window` of every window on this sandbox's tmux server. */
-  async windows(): Promise<string[]> {
-    const result = await this.tmux('list-windows', '-a', '-F', '#{session_name}:#{window_name}');
-    return result.code === 0 ? result.stdout.split('\n').filter(Boolean) : [];
+  windows(): Promise<string[]> {
+    return this.tmuxServer.windows();
   }
 
   /** Polls `predicate` until it holds. */
   async waitFor(what: string, predicate: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      if (await predicate().catch(() => false)) return;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error(`timed out waiting for ${what}`);
+    await waitFor(what, predicate, { timeoutMs, everyMs: 100 });
   }
 
   /**
@@ -260,16 +234,8 @@ export class CliSandbox {
    * start a new reviewer) would recreate files under this directory after it was removed.
    */
   async cleanup(): Promise<void> {
-    const panes = await this.tmux('list-panes', '-a', '-F', '#{pane_pid}');
-    for (const pid of panes.stdout.split('\n').filter(Boolean)) {
-      try {
-        process.kill(-Number(pid), 'SIGKILL');
-      } catch {
-        // Already gone.
-      }
-    }
-    await this.tmux('kill-server');
-    await removeTmuxSocket(this.socket);
+    await this.tmuxServer.killPanes();
+    await this.tmuxServer.kill();
     await rm(this.dir, { recursive: true, force: true, maxRetries: 3 });
   }
 }

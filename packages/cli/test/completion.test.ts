@@ -1,8 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { execa } from 'execa';
+import { TmuxServer, waitFor } from '@orange/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, CliSandbox } from './cli-sandbox.js';
 
@@ -87,21 +86,17 @@ const SHELLS = {
  * wrapper on PATH) and ORANGE_HOME is the sandbox's: typed into with send-keys, read with capture-pane.
  */
 class Pane {
-  readonly socket = `orange-completion-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
-  private readonly env: Record<string, string>;
+  private readonly server: TmuxServer;
 
   constructor(
     bin: string,
     private readonly shell: keyof typeof SHELLS,
   ) {
-    const { TMUX: _t, TMUX_PANE: _p, ...env } = box.env;
-    this.env = { ...env, PATH: `${bin}:${env.PATH ?? ''}` };
+    this.server = TmuxServer.fresh('completion', { ...box.env, PATH: `${bin}:${box.env.PATH ?? ''}` });
   }
 
-  async tmux(...args: string[]): Promise<string> {
-    const result = await execa('tmux', ['-L', this.socket, ...args], { reject: false, env: this.env, extendEnv: false });
-    if (result.exitCode !== 0) throw new Error(`tmux ${args.join(' ')} failed: ${String(result.stderr)}`);
-    return String(result.stdout);
+  tmux(...args: string[]): Promise<string> {
+    return this.server.out(...args);
   }
 
   async open(): Promise<void> {
@@ -143,14 +138,15 @@ class Pane {
 
   /** Waits (to a deadline, polling) until `check` holds of the screen; a timeout shows the screen. */
   async until(what: string, check: (screen: string, line: string) => boolean, timeoutMs = 30_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
     let screen = '';
-    while (Date.now() < deadline) {
-      screen = await this.screen();
-      if (check(screen, await this.line())) return;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`the pane never showed ${what}; it shows:\n${screen.replace(/\n+$/, '')}`);
+    await waitFor(
+      `the pane to show ${what}`,
+      async () => {
+        screen = await this.screen();
+        return check(screen, await this.line());
+      },
+      { timeoutMs, explain: () => `it shows:\n${screen.replace(/\n+$/, '')}` },
+    );
   }
 
   screenShows(text: string): Promise<void> {
@@ -168,10 +164,7 @@ class Pane {
   }
 
   async close(): Promise<void> {
-    await this.tmux('kill-server').catch(() => undefined);
-    // The server leaves its socket behind when killed; it lives in tmux's folder for this user.
-    const uid = process.getuid?.() ?? 0;
-    await rm(join(process.env.TMUX_TMPDIR ?? '/tmp', `tmux-${uid}`, this.socket), { force: true });
+    await this.server.kill();
   }
 }
 

@@ -1,6 +1,5 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { TaskMeta } from '@orange/core';
+import { pullRequestUrl, standInGh } from '@orange/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BARE_CONFIG, CliSandbox } from './cli-sandbox.js';
 
@@ -149,33 +148,19 @@ describe('orange task create-pr', () => {
 describe('orange task create-pr with a stand-in gh', () => {
   it('pushes the branch, opens the pull request and stores its URL', async () => {
     // A stand-in for the GitHub CLI: logged in, and `pr create` answers with a URL.
-    const bin = join(box.dir, 'fake-bin');
-    await mkdir(bin, { recursive: true });
-    await writeFile(
-      join(bin, 'gh'),
-      [
-        '#!/bin/sh',
-        `echo "$@" >> ${JSON.stringify(join(box.dir, 'gh-calls.txt'))}`,
-        'case "$1 $2" in',
-        '  "auth status") exit 0 ;;',
-        '  "pr create") echo "https://github.com/example/app/pull/7"; exit 0 ;;',
-        'esac',
-        'exit 1',
-        '',
-      ].join('\n'),
-      { mode: 0o755 },
-    );
+    const gh = await standInGh(box.dir, box.env.PATH);
+    await gh.nextPullRequest(7);
     await box.git(box.repo, 'checkout', '-q', '-b', 'feature/pr-ok');
     const subject = await box.commit(box.repo, 'pr-ok.md', 'work for a real pull request');
     await box.git(box.repo, 'checkout', '-q', 'main');
     const task = await box.createTask(['feature/pr-ok', 'Open a pull request', '--status', 'reviewing']);
-    const out = await box.json<{ task: TaskMeta; url: string }>(['task', 'create-pr', task.id], { env: { PATH: `${bin}:${box.env.PATH}` } });
-    expect(out).toMatchObject({ url: 'https://github.com/example/app/pull/7', task: { pr_url: 'https://github.com/example/app/pull/7', status: 'reviewing' } });
+    const out = await box.json<{ task: TaskMeta; url: string }>(['task', 'create-pr', task.id], { env: gh.env });
+    expect(out).toMatchObject({ url: pullRequestUrl(7), task: { pr_url: pullRequestUrl(7), status: 'reviewing' } });
     expect(await box.git(box.origin, 'log', '--format=%s', 'feature/pr-ok')).toContain(subject);
     expect((await box.history(task.id)).at(-1)).toMatchObject({ type: 'pr.created', url: out.url });
-    const calls = await readFile(join(box.dir, 'gh-calls.txt'), 'utf8');
+    const calls = (await gh.calls()).map((argv) => argv.join(' ')).join('\n');
     expect(calls).toMatch(/^pr create --title Open a pull request --body [\s\S]* --head feature\/pr-ok --base main$/m);
-    const again = await box.jsonError(['task', 'create-pr', task.id], { env: { PATH: `${bin}:${box.env.PATH}` } });
+    const again = await box.jsonError(['task', 'create-pr', task.id], { env: gh.env });
     expect(again).toMatchObject({ code: 'E_SCM', error: `task ${task.id} already has a pull request: ${out.url}` });
   });
 });

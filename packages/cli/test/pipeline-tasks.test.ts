@@ -4,14 +4,13 @@
  * The pipeline driver really runs in tmux with the demo's scripted headless agent.
  */
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { TaskMeta } from '@orange/core';
+import { builtEntryUrl, pipelineAgent } from '@orange/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CliSandbox, root } from './cli-sandbox.js';
+import { CliSandbox } from './cli-sandbox.js';
 
-const plugin = (dir: string) => JSON.stringify(pathToFileURL(join(root, dir, 'dist/index.js')).href);
-const AGENT = join(root, 'packages/cli/agents/pipeline-agent.mjs');
-const scripted = { name: 'scripted', worker: ['sleep', '300'], headless: [process.execPath, AGENT, '{phase}', '{model}', '{prompt}'], tiers: ['haiku', 'sonnet', 'opus'] };
+const plugin = (dir: string) => JSON.stringify(builtEntryUrl(dir));
+const scripted = { name: 'scripted', worker: ['sleep', '300'], headless: [process.execPath, pipelineAgent, '{phase}', '{model}', '{prompt}'], tiers: ['haiku', 'sonnet', 'opus'] };
 const CONFIG = [
   `import { command } from ${plugin('plugins/harness-command')};`,
   `import { pipeline } from ${plugin('plugins/pipeline')};`,

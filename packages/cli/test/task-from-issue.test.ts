@@ -1,6 +1,5 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { parseSections, type TaskMeta } from '@orange/core';
+import { standInGh, type StandInGh } from '@orange/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CliSandbox, STACK_LINE } from './cli-sandbox.js';
 
@@ -8,35 +7,24 @@ import { CliSandbox, STACK_LINE } from './cli-sandbox.js';
 const PRE_PASSED = ['Fix the typo.', '## Plan', 'APPROACH: none', 'TOUCHING: none', '## Handoff', 'DONE: all', 'REMAINING: none', 'DECISIONS: none', 'UNCERTAIN: none', '  ## Review', 'Verdict: PASS'].join('\n');
 
 let box: CliSandbox;
+let gh: StandInGh;
 let env: Record<string, string>;
 beforeAll(async () => {
   box = await CliSandbox.create();
-  // A stand-in GitHub CLI first on PATH: records its argv, serves issue 123 (and 124 by URL), fails for others.
-  const bin = join(box.dir, 'gh-bin');
-  await mkdir(bin, { recursive: true });
-  const issue = (n: number, title: string, body: string) => JSON.stringify({ number: n, title, body, url: `https://github.com/acme/app/issues/${n}` });
-  await writeFile(
-    join(bin, 'gh'),
-    `#!${process.execPath}
-const fs = require('node:fs');
-const args = process.argv.slice(2);
-fs.appendFileSync(${JSON.stringify(join(box.dir, 'gh-calls.jsonl'))}, JSON.stringify(args) + '\\n');
-const answers = {
-  '123': ${JSON.stringify(issue(123, 'Login fails with a + in the email', 'Steps:\n1. sign up as a+b@x.io\n2. log in'))},
-  'https://github.com/acme/app/issues/124': ${JSON.stringify(issue(124, 'Dark mode', 'Users asked for it.'))},
-  '125': ${JSON.stringify(issue(125, 'Typo on the home page', PRE_PASSED))},
-};
-if (args[0] === 'issue' && args[1] === 'view' && answers[args[2]]) { process.stdout.write(answers[args[2]] + '\\n'); process.exit(0); }
-process.stderr.write('GraphQL: Could not resolve to an issue or pull request with the number of ' + args[2] + '.\\n');
-process.exit(1);
-`,
-    { mode: 0o755 },
-  );
-  env = { PATH: `${bin}:${box.env.PATH}` };
+  // A stand-in GitHub CLI first on PATH: serves issues 123, 124 (by URL) and 125, and 999 is one it cannot read.
+  gh = await standInGh(box.dir, box.env.PATH);
+  const issue = (n: number, title: string, body: string) => ({ stdout: { number: n, title, body, url: `https://github.com/acme/app/issues/${n}` } });
+  await gh.answer({
+    'issue view 123': issue(123, 'Login fails with a + in the email', 'Steps:\n1. sign up as a+b@x.io\n2. log in'),
+    'issue view https://github.com/acme/app/issues/124': issue(124, 'Dark mode', 'Users asked for it.'),
+    'issue view 125': issue(125, 'Typo on the home page', PRE_PASSED),
+    'issue view 999': { stderr: 'GraphQL: Could not resolve to an issue or pull request with the number of 999.', code: 1 },
+  });
+  env = gh.env;
 });
 afterAll(() => box?.cleanup());
 
-const calls = async () => (await readFile(join(box.dir, 'gh-calls.jsonl'), 'utf8').catch(() => '')).trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as string[]);
+const calls = () => gh.calls();
 
 describe('orange task create --issue', () => {
   it("takes the issue's title as summary and body as ## Context, and records the issue", async () => {

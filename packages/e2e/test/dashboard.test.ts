@@ -1,8 +1,8 @@
 import { execa, type ResultPromise } from 'execa';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { standInGh } from '@orange/test-support';
 import { afterEach, describe, expect, it } from 'vitest';
-import { fakeGh } from '../../cli/test/fake-gh.js';
 import { pipelineSandbox } from './pipeline-sandbox.js';
 import { CLI, pluginUrl, Sandbox } from './sandbox.js';
 import { dash, Terminal } from './terminal.js';
@@ -181,7 +181,7 @@ describe('orange dash in a real terminal', () => {
 
   it('p opens a pull request, R applies its merge as the monitor would, and each pass of the dashboard refreshes the PR column', async () => {
     box = await Sandbox.create();
-    const gh = await fakeGh(box.dir, box.env.PATH ?? '');
+    const gh = await standInGh(box.dir, box.env.PATH ?? '');
     term = new Terminal(box);
     await term.open();
     /** A task in reviewing on a branch with one commit, as a human creates one for review. */
@@ -196,14 +196,14 @@ describe('orange dash in a real terminal', () => {
 
     // A poll interval far beyond the test: only R can apply the merge.
     const id = await reviewing('feature/pr-by-r');
-    await term.type(`PATH=${gh.bin}:$PATH ${dash('', 600_000)}`);
+    await term.type(`PATH=${gh.binDir}:$PATH ${dash('', 600_000)}`);
     await term.screenShows(/feature\/pr-by-r.*\sreviewing/);
     await gh.nextPullRequest(21);
-    await gh.setState(21, 'OPEN');
+    await gh.setPullRequestState(21, 'OPEN');
     await term.press('p');
     await term.screenShows('pull request created: https://github.com/example/app/pull/21');
     await term.screenShows(/feature\/pr-by-r.*\sreviewing\s+#21 open/);
-    await gh.setState(21, 'MERGED');
+    await gh.setPullRequestState(21, 'MERGED');
     await term.press('R');
     await term.screenShows(`pull request of ${id} merged: task ${id} → done`);
     await term.screenShows(/feature\/pr-by-r.*\sdone\s+#21 merged/);
@@ -217,11 +217,11 @@ describe('orange dash in a real terminal', () => {
     // The usual interval: the dashboard's own pass applies a close, and the PR column follows it.
     const closing = await reviewing('feature/pr-closed');
     await gh.nextPullRequest(22);
-    await gh.setState(22, 'OPEN');
+    await gh.setPullRequestState(22, 'OPEN');
     expect((await box.orange(['task', 'create-pr', closing], { env: gh.env })).code).toBe(0);
-    await term.type(`PATH=${gh.bin}:$PATH ${dash()}`);
+    await term.type(`PATH=${gh.binDir}:$PATH ${dash()}`);
     await term.screenShows(/feature\/pr-closed.*\sreviewing\s+#22 open/);
-    await gh.setState(22, 'CLOSED');
+    await gh.setPullRequestState(22, 'CLOSED');
     await term.screenShows(/feature\/pr-closed.*\scancelled\s+#22 closed/);
     await term.press('q');
     await term.screenShows('BEFORE-DASH');

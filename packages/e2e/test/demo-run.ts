@@ -1,8 +1,7 @@
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { signalProcess } from '@orange/test-support';
-import { processesOf } from './live-processes.js';
+import { processesEnd, signalProcess, TmuxServer } from '@orange/test-support';
 import { CLI } from './sandbox.js';
 
 /** What `orange demo --json` prints. */
@@ -139,18 +138,11 @@ async function tail(file: string, lines: number): Promise<string | null> {
  */
 export async function endDemo(temp: string, socket: string): Promise<void> {
   const ids = await demoTaskIds(temp);
-  const panes = await execa('tmux', ['-L', socket, 'list-panes', '-a', '-F', '#{pane_pid}'], { reject: false });
-  for (const pid of String(panes.stdout).split('\n').filter(Boolean)) signalProcess(-Number(pid));
-  await execa('tmux', ['-L', socket, 'kill-server'], { reject: false });
-  const deadline = Date.now() + 20_000;
-  let clearScans = 0;
-  while (clearScans < 5) {
-    const left = await processesOf(temp, ids);
-    for (const { pid } of left) signalProcess(pid);
-    clearScans = left.length === 0 ? clearScans + 1 : 0;
-    if (Date.now() > deadline) throw new Error(`processes of the demo survived SIGKILL for 20 s: ${left.map((p) => `${p.pid} ${p.args}`).join('; ')}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  const server = new TmuxServer(socket);
+  await server.killPanes();
+  await server.kill();
+  const left = await processesEnd(temp, ids, { clearScans: 5, sweepEveryMs: 0, sweep: (found) => found.forEach(({ pid }) => signalProcess(pid)) });
+  if (left.length > 0) throw new Error(`processes of the demo survived SIGKILL for 20 s: ${left.map((p) => `${p.pid} ${p.args}`).join('; ')}`);
   for (const name of await readdir(temp).catch(() => [] as string[])) await rm(join(temp, name), { recursive: true, force: true, maxRetries: 3 });
 }
 

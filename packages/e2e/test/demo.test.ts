@@ -5,8 +5,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { demoSandboxes, endDemo, runDemo } from './demo-run.js';
-import { tmuxSocketFile } from '@orange/test-support';
-import { processesOf } from './live-processes.js';
+import { processesEnd, processesOf, tmuxSocketFile, TmuxServer } from '@orange/test-support';
 import { CLI } from './sandbox.js';
 import { rawRequest } from './web-server.js';
 
@@ -14,17 +13,12 @@ import { rawRequest } from './web-server.js';
  * The processes of a run still alive once they have had up to `ms` to end: a detached exit
  * report started as the demo's tmux server went down may still be finishing its last write.
  */
-async function processesLeft(temp: string, ids: readonly string[], ms = 10_000): Promise<string[]> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const left = await processesOf(temp, ids);
-    if (left.length === 0 || Date.now() > deadline) return left.map((p) => `${p.pid} ${p.args}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+async function processesLeft(temp: string, ids: readonly string[]): Promise<string[]> {
+  return (await processesEnd(temp, ids, { timeoutMs: 10_000, clearScans: 1 })).map((p) => `${p.pid} ${p.args}`);
 }
 
 async function tmuxServerRuns(socket: string): Promise<boolean> {
-  return (await execa('tmux', ['-L', socket, 'list-sessions'], { reject: false })).exitCode === 0;
+  return (await new TmuxServer(socket).run('list-sessions')).code === 0;
 }
 
 // The demo's sandbox goes into a temp folder of the test's own, so that anything it leaves

@@ -1,12 +1,11 @@
 import { lstat, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { repoRoot as root } from '@orange/test-support';
 import { execa, type ResultPromise } from 'execa';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { containersOf, dockerTestImage, removeContainersOf } from './docker-engine.js';
 import { CLI, pluginUrl, Sandbox } from './sandbox.js';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const ESCAPING_AGENT = join(root, 'packages/e2e/test/escaping-agent.mjs');
 const engine = await dockerTestImage();
 

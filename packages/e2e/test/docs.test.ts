@@ -28,8 +28,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
-import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join, relative } from 'node:path';
+import { makeOrigin, repoRoot as root } from '@orange/test-support';
 import { execa } from 'execa';
 import { afterAll, describe, it } from 'vitest';
 import {
@@ -48,7 +48,6 @@ import {
 } from './doc-blocks.js';
 import { CLI, Sandbox } from './sandbox.js';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 
 interface ManifestFlag {
   readonly type?: 'boolean' | 'option';
@@ -305,15 +304,7 @@ class DocsWorld {
     // ~/src/app: a repository of its own with main and develop on its origin.
     const appOrigin = join(box.dir, 'app-origin.git');
     const app = join(home, 'src', 'app');
-    await mkdir(dirname(app), { recursive: true });
-    await box.git(box.dir, 'init', '-q', '--bare', '-b', 'main', appOrigin);
-    await box.git(box.dir, 'clone', '-q', appOrigin, app);
-    await writeFile(join(app, 'README.md'), '# app\n');
-    await box.git(app, 'checkout', '-q', '-b', 'main');
-    await box.git(app, 'add', 'README.md');
-    await box.git(app, 'commit', '-q', '-m', 'initial commit');
-    await box.git(app, 'push', '-q', '-u', 'origin', 'main', 'main:develop');
-    await box.git(app, 'remote', 'set-head', 'origin', 'main');
+    await makeOrigin(appOrigin, app, { files: { 'README.md': '# app\n' }, alsoPush: ['main:develop'] });
     const memory = join(box.repo, '.orange', 'memory');
     await mkdir(memory, { recursive: true });
     for (const [i, task] of MEMORY_TASKS.entries()) {

@@ -7,14 +7,13 @@
  * `-p, --project` once for the commands the sentence "`-p, --project NAME` is accepted by …" names.
  */
 import { readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { repoRoot as root } from '@orange/test-support';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { commandOf, fencedBlocks, planCommand, SHELL_LANGS, shellCommands } from './doc-blocks.js';
 import { CLI } from './sandbox.js';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const manifest = JSON.parse(readFileSync(join(root, 'packages/cli/oclif.manifest.json'), 'utf8')) as {
   commands: Record<string, { hidden?: boolean; flags: Record<string, { hidden?: boolean }> }>;
 };

@@ -8,19 +8,16 @@
  * and its doctor reports the local plugin.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { readFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { execa } from 'execa';
 import { ledgerStatus, OrangePaths, readHistory, TaskStore } from '@orange/core';
+import { httpReceiver, makeOrigin, repoRoot as root, TEST_GIT_IDENTITY, TmuxServer, waitFor, type HttpReceiver } from '@orange/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { entryFiles } from '../../../scripts/entry-files.mjs';
 import { LocalRegistry } from './local-registry.js';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 // Every package under packages/ and plugins/ that is not private: a new plugin is covered as it lands.
 const PUBLISHED = ['packages', 'plugins'].flatMap((group) =>
   readdirSync(join(root, group))
@@ -28,15 +25,14 @@ const PUBLISHED = ['packages', 'plugins'].flatMap((group) =>
     .filter((dir) => existsSync(join(root, dir, 'package.json')) && !(JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8')) as { private?: boolean }).private),
 );
 const PLUGINS = PUBLISHED.filter((p) => p.startsWith('plugins/'));
-const GIT_ENV = { GIT_AUTHOR_NAME: 'Orange Test', GIT_AUTHOR_EMAIL: 'test@orange.invalid', GIT_COMMITTER_NAME: 'Orange Test', GIT_COMMITTER_EMAIL: 'test@orange.invalid' };
 
 let dir: string;
 let registry: LocalRegistry;
 /** The team's repository, made by the install test and used by the ones after it. */
 let repo = '';
-const receivers: Receiver[] = [];
+const receivers: HttpReceiver[] = [];
 let env: Record<string, string>;
-const socket = `orange-pack-${process.pid}`;
+const tmux = TmuxServer.fresh('pack');
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'orange-packages-'));
@@ -46,9 +42,9 @@ beforeAll(async () => {
   const { TMUX: _t, TMUX_PANE: _p, ORANGE_TASK_ID: _i, ORANGE_PROJECT: _j, ORANGE_HOME: _h, ...inherited } = process.env;
   env = {
     ...(inherited as Record<string, string>),
-    ...GIT_ENV,
+    ...TEST_GIT_IDENTITY,
     ORANGE_HOME: join(dir, 'home'),
-    ORANGE_TMUX_SOCKET: socket,
+    ORANGE_TMUX_SOCKET: tmux.socket,
     // npm: only the local registry, a cache of its own, nothing else asked of the network.
     npm_config_registry: registry.url,
     npm_config_cache: join(dir, 'npm-cache'),
@@ -60,9 +56,9 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await execa('tmux', ['-L', socket, 'kill-server'], { reject: false });
+  await tmux.kill();
   await registry?.stop();
-  for (const receiver of receivers) await receiver.stop();
+  for (const receiver of receivers) await receiver.close();
   if (dir) await rm(dir, { recursive: true, force: true, maxRetries: 5 });
 });
 
@@ -124,17 +120,13 @@ describe('the packed packages', () => {
   it('install into a repository outside the monorepo, where a config with a local plugin and a notifier loads and runs a task', async () => {
     repo = join(dir, 'team-repo');
     const origin = join(dir, 'origin.git');
-    const git = (cwd: string, ...args: string[]) => execa('git', args, { cwd, env });
-    await git(dir, 'init', '-q', '--bare', '-b', 'main', origin);
-    await git(dir, 'clone', '-q', origin, repo);
-    await writeFile(join(repo, 'README.md'), '# the team repo\n');
-    await writeFile(join(repo, 'package.json'), `${JSON.stringify({ name: 'team-repo', private: true, type: 'module' }, null, 2)}\n`);
-    await writeFile(join(repo, '.gitignore'), 'node_modules\n');
-    await git(repo, 'checkout', '-q', '-b', 'main');
-    await git(repo, 'add', '.');
-    await git(repo, 'commit', '-q', '-m', 'initial commit');
-    await git(repo, 'push', '-q', '-u', 'origin', 'main');
-    await git(repo, 'remote', 'set-head', 'origin', 'main');
+    await makeOrigin(origin, repo, {
+      files: {
+        'README.md': '# the team repo\n',
+        'package.json': `${JSON.stringify({ name: 'team-repo', private: true, type: 'module' }, null, 2)}\n`,
+        '.gitignore': 'node_modules\n',
+      },
+    });
 
     // As the docs tell a team: the CLI, and core, a plugin, zod and vitest for types and tests.
     const install = await execa('npm', ['install', '--ignore-scripts', '-D', '@orange/cli', '@orange/core', '@orange/harness-command', 'zod', 'vitest'], { cwd: repo, env, reject: false });
@@ -176,7 +168,7 @@ export function audit(options: z.input<typeof Options>): OrangePlugin {
     );
     const agent = join(repo, 'node_modules', '@orange', 'cli', 'agents', 'scripted-agent.mjs');
     // The Slack notifier is not installed here: the CLI hands over its own copy.
-    const slackHook = await Receiver.start();
+    const slackHook = await httpReceiver();
     receivers.push(slackHook);
     await writeFile(
       join(repo, 'orange.config.ts'),
@@ -205,22 +197,17 @@ export default defineConfig({
     const id = (JSON.parse(String(created.stdout)) as { task: { id: string } }).task.id;
 
     // The scripted worker plans, works and hands off; the scripted reviewer passes: reviewing.
-    const store = new TaskStore(new OrangePaths(join(dir, 'home')));
-    const deadline = Date.now() + 60_000;
-    let status = '';
-    while (Date.now() < deadline) {
-      const task = await store.read('team', id).catch(() => null);
-      const history = await readHistory(new OrangePaths(join(dir, 'home')).historyFile('team', id));
-      status = task?.meta.status ?? '';
-      if (status === 'reviewing' && ledgerStatus(history) === 'reviewing') break;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    const log = await readFile(join(dir, 'home', 'orange.log'), 'utf8').catch(() => '');
-    expect(status, `orange.log:\n${log.slice(-4000)}`).toBe('reviewing');
+    const paths = new OrangePaths(join(dir, 'home'));
+    const store = new TaskStore(paths);
+    const log = async () => `orange.log:\n${(await readFile(paths.logFile, 'utf8').catch(() => '')).slice(-4000)}`;
+    await waitFor(
+      `task ${id} to reach reviewing`,
+      async () => (await store.read('team', id)).meta.status === 'reviewing' && ledgerStatus(await readHistory(paths.historyFile('team', id))) === 'reviewing',
+      { timeoutMs: 60_000, everyMs: 200, explain: log },
+    );
     // afterTransition runs after the status and its ledger line are written: wait for its line.
     const audited = async () => (await readFile(join(dir, 'audit.log'), 'utf8').catch(() => '')).split('\n').filter(Boolean);
-    const auditDeadline = Date.now() + 10_000;
-    while ((await audited()).length < 4 && Date.now() < auditDeadline) await new Promise((r) => setTimeout(r, 100));
+    await waitFor('four lines in audit.log', async () => (await audited()).length >= 4, { explain: async () => (await audited()).join('\n') });
     expect(await audited()).toEqual([
       `${id} pending -> planning`,
       `${id} planning -> working`,
@@ -228,16 +215,13 @@ export default defineConfig({
       `${id} agent-review -> reviewing`,
     ]);
     // reviewing is an `action` notification: the notifier the config imported delivered it.
-    const postDeadline = Date.now() + 10_000;
-    while (!slackHook.bodies.some((b) => b.includes('Ready for review')) && Date.now() < postDeadline) await new Promise((r) => setTimeout(r, 100));
-    expect(slackHook.bodies.join('\n'), `orange.log:\n${log.slice(-4000)}`).toContain('Ready for review');
+    await waitFor('the Slack post "Ready for review"', () => slackHook.requests.some((r) => r.body.includes('Ready for review')), {
+      explain: async () => `posts:\n${slackHook.requests.map((r) => r.body).join('\n')}\n${await log()}`,
+    });
     await orange('task', 'cancel', id, '--yes');
-    await execa('tmux', ['-L', socket, 'kill-server'], { reject: false });
+    await tmux.run('kill-server');
     // The agent wrappers and the exit reports they start carry `--task <id>`; the sandbox goes after them.
-    const reportsDeadline = Date.now() + 10_000;
-    while (Date.now() < reportsDeadline && (await execa('pgrep', ['-f', '--', `--task ${id}`], { reject: false })).exitCode === 0) {
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await waitFor(`no process of task ${id}`, async () => (await execa('pgrep', ['-f', '--', `--task ${id}`], { reject: false })).exitCode !== 0);
   });
 
   it('from there, the installed orange scaffolds a plugin whose own test passes with the installed vitest, and its doctor reports the local plugin', async () => {
@@ -272,33 +256,3 @@ export default defineConfig({
 function installedOrange(cwd: string) {
   return (...args: string[]) => execa(join(cwd, 'node_modules', '.bin', 'orange'), args, { cwd, env, reject: false, timeout: 60_000 });
 }
-
-/** An HTTP endpoint on 127.0.0.1 that keeps every request body (a Slack incoming webhook's stand-in). */
-class Receiver {
-  readonly bodies: string[] = [];
-  private constructor(
-    private readonly server: Server,
-    readonly url: string,
-  ) {}
-
-  static async start(): Promise<Receiver> {
-    let receiver: Receiver | undefined;
-    const server = createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => {
-        receiver?.bodies.push(Buffer.concat(chunks).toString('utf8'));
-        response.writeHead(200).end('ok');
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    receiver = new Receiver(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`);
-    return receiver;
-  }
-
-  async stop(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-}
-

@@ -1,15 +1,13 @@
 /**
  * Issue 13 end to end: notifications to a webhook and Slack receiver on 127.0.0.1, and pull
- * request reactions through a stand-in gh first on PATH (serving checks, reviews and logs from
- * fixture files and recording its argv), with a scripted worker in real tmux that receives the CI
+ * request reactions through a stand-in gh first on PATH (answering with checks, reviews and logs
+ * and recording its argv), with a scripted worker in real tmux that receives the CI
  * log and the review comments and acts on them.
  */
 import { createHmac } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { MonitorReport } from '@orange/core';
+import { httpReceiver, standInGh, type HttpReceiver } from '@orange/test-support';
 import { afterEach, describe, expect, it } from 'vitest';
-import { httpReceiver, type HttpReceiver } from '../../../plugins/notifier-webhook/test/http-receiver.js';
 import { pluginUrl, Sandbox } from './sandbox.js';
 
 const PR = 'https://github.com/example/app/pull/7';
@@ -24,39 +22,6 @@ afterEach(async () => {
   await slackServer?.close();
   box = hook = slackServer = undefined;
 });
-
-/** A stand-in gh: answers from `<dir>/<first two args joined by ->.json` ({stdout, code}); records argv. */
-async function standInGh(dir: string): Promise<{ env: Record<string, string>; answer(key: string, stdout: unknown): Promise<void>; calls(): Promise<string[][]> }> {
-  const bin = join(dir, 'gh-bin');
-  const answers = join(dir, 'gh-answers');
-  await mkdir(bin, { recursive: true });
-  await mkdir(answers, { recursive: true });
-  await writeFile(
-    join(bin, 'gh'),
-    `#!${process.execPath}
-const fs = require('node:fs');
-const path = require('node:path');
-const args = process.argv.slice(2);
-fs.appendFileSync(${JSON.stringify(join(dir, 'gh-calls.jsonl'))}, JSON.stringify(args) + '\\n');
-const api = args[0] === 'api';
-const key = (api ? ['api', path.basename((args.slice(1).find((a) => !a.startsWith('-')) || '').split('?')[0])] : args.slice(0, 2)).join('-');
-let answer;
-try { answer = JSON.parse(fs.readFileSync(path.join(${JSON.stringify(answers)}, key + '.json'), 'utf8')); } catch {}
-if (!answer) { process.stderr.write('stand-in gh: no answer for ' + args.join(' ') + '\\n'); process.exit(1); }
-if (answer.stdout !== undefined) process.stdout.write((typeof answer.stdout === 'string' ? answer.stdout : JSON.stringify(answer.stdout)) + '\\n');
-process.exit(answer.code || 0);
-`,
-    { mode: 0o755 },
-  );
-  return {
-    env: { PATH: `${bin}:${process.env.PATH ?? ''}` },
-    answer: (key, stdout) => writeFile(join(answers, `${key}.json`), JSON.stringify({ stdout })),
-    async calls() {
-      const text = await readFile(join(dir, 'gh-calls.jsonl'), 'utf8').catch(() => '');
-      return text.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as string[]);
-    },
-  };
-}
 
 const view = (fields: { head: string; checks: unknown[]; decision?: string }) => ({
   state: 'OPEN',
@@ -90,6 +55,7 @@ describe('notifications and pull request reactions, end to end', () => {
       },
     });
     const gh = await standInGh(box.dir);
+    const pullApi = 'api repos/example/app/pulls/7';
     // One pass that looked at every task: a pass never waits for a task another process is moving
     // (here the task's own move that just ended), it lists it busy and the next pass takes it.
     const monitor = async () => {
@@ -117,15 +83,16 @@ describe('notifications and pull request reactions, end to end', () => {
     if (process.env.ORANGE_SHOW_BODIES === '1') process.stdout.write(`webhook body:\n${readyPost!.body}\nslack body:\n${slackPost?.body}\n`);
 
     // The pull request is opened through the real path: branch pushed to the bare origin.
-    await gh.answer('auth-status', '');
-    await gh.answer('pr-create', PR);
+    await gh.add({ 'auth status': {}, 'pr create': { stdout: PR } });
     const created = await box.orange(['task', 'create-pr', id], { env: gh.env });
     expect(created.code, created.stderr).toBe(0);
     expect(await box.git(box.origin, 'branch', '--list', 'fix/login')).toContain('fix/login');
 
     // CI fails: the failing check and its log tail go to the worker, which fixes and asks for review again.
-    await gh.answer('pr-view', view({ head: 'first-commit', checks: [check('test', 'FAILURE', 55), check('lint', 'SUCCESS', 57)] }));
-    await gh.answer('run-view', 'Run npm test\n  FAIL src/login.test.ts > accepts a + in the email\n  Expected: true, received: false');
+    await gh.add({
+      'pr view': { stdout: view({ head: 'first-commit', checks: [check('test', 'FAILURE', 55), check('lint', 'SUCCESS', 57)] }) },
+      'run view': { stdout: 'Run npm test\n  FAIL src/login.test.ts > accepts a + in the email\n  Expected: true, received: false' },
+    });
     const first = await monitor();
     expect(first.reactions).toEqual([{ task: id, reaction: 'ci-failed', outcome: 'sent to the worker (attempt 1)' }]);
     expect(await gh.calls()).toContainEqual(['run', 'view', '--job', '56', '--log-failed', '-R', 'example/app']);
@@ -139,16 +106,18 @@ describe('notifications and pull request reactions, end to end', () => {
     expect((await monitor()).reactions).toEqual([]);
 
     // A reviewer requests changes: the review and its inline comment go to the worker, back through working.
-    await gh.answer('pr-view', view({ head: 'second-commit', checks: [check('test', 'SUCCESS', 60)], decision: 'CHANGES_REQUESTED' }));
-    await gh.answer('api-reviews', [{ id: 901, user: { login: 'ana' }, state: 'CHANGES_REQUESTED', body: 'Also trim the email.', submitted_at: '2026-01-01T10:00:00Z' }]);
-    await gh.answer('api-comments', [{ pull_request_review_id: 901, path: 'src/login.ts', line: 12, body: 'Trim before validating.' }]);
+    await gh.add({
+      'pr view': { stdout: view({ head: 'second-commit', checks: [check('test', 'SUCCESS', 60)], decision: 'CHANGES_REQUESTED' }) },
+      [`${pullApi}/reviews`]: { stdout: [{ id: 901, user: { login: 'ana' }, state: 'CHANGES_REQUESTED', body: 'Also trim the email.', submitted_at: '2026-01-01T10:00:00Z' }] },
+      [`${pullApi}/comments`]: { stdout: [{ pull_request_review_id: 901, path: 'src/login.ts', line: 12, body: 'Trim before validating.' }] },
+    });
     expect((await monitor()).reactions).toEqual([{ task: id, reaction: 'changes-requested', outcome: 'sent to the worker (attempt 1)' }]);
     await box.waitFor('the worker to read the review', async () => (await box!.agentLog(id)).includes('feedback: - src/login.ts:12: Trim before validating.'), 30_000);
     await box.waitForStatus(id, 'reviewing', 60_000);
     expect((await monitor()).reactions).toEqual([]);
 
     // Approved with green checks: an `action` notification that it can be merged, once.
-    await gh.answer('pr-view', view({ head: 'third-commit', checks: [check('test', 'SUCCESS', 70)], decision: 'APPROVED' }));
+    await gh.add({ 'pr view': { stdout: view({ head: 'third-commit', checks: [check('test', 'SUCCESS', 70)], decision: 'APPROVED' }) } });
     expect((await monitor()).reactions).toEqual([{ task: id, reaction: 'approved-and-green', outcome: 'a human was notified' }]);
     await box.waitFor('the approval notification', async () => hook!.requests.some((r) => JSON.parse(r.body).event === 'pull_request.approved'), 15_000);
     expect((await monitor()).reactions).toEqual([]);

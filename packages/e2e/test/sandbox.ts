@@ -1,23 +1,24 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { execa } from 'execa';
 import { ledgerStatus, OrangePaths, readHistory, TaskStore, type HistoryEvent, type Task } from '@orange/core';
-import { removeTmuxSocket, signalProcess } from '@orange/test-support';
-import { processesOf, type LiveProcess } from './live-processes.js';
+import {
+  builtEntryUrl,
+  git,
+  makeOrigin,
+  orangeCli,
+  processesEnd,
+  scriptedAgent,
+  signalProcess,
+  tempDir,
+  TEST_GIT_IDENTITY,
+  TmuxServer,
+  waitFor,
+  type CommandResult,
+} from '@orange/test-support';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
-export const CLI = join(root, 'packages/cli/bin/run.cjs');
-export const AGENT = join(root, 'packages/cli/agents/scripted-agent.mjs');
-const plugin = (dir: string) => pathToFileURL(join(root, dir, 'dist/index.js')).href;
-
-const GIT_ENV = {
-  GIT_AUTHOR_NAME: 'Orange Test',
-  GIT_AUTHOR_EMAIL: 'test@orange.invalid',
-  GIT_COMMITTER_NAME: 'Orange Test',
-  GIT_COMMITTER_EMAIL: 'test@orange.invalid',
-};
+/** The built CLI (`@orange/test-support`'s `orangeCli`), under the name these tests know it by. */
+export const CLI = orangeCli;
 
 export interface SandboxOptions {
   readonly poolSize?: number;
@@ -27,13 +28,10 @@ export interface SandboxOptions {
 }
 
 /** The file URL of a workspace package's built entry, for import lines in a sandbox config. */
-export const pluginUrl = (dir: string): string => pathToFileURL(join(root, dir, 'dist/index.js')).href;
+export const pluginUrl = builtEntryUrl;
 
-export interface CliResult {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
+/** What a command printed, and how it ended. */
+export type CliResult = CommandResult;
 
 /**
  * A throwaway world: a bare `origin`, a clone registered as project `demo`, its own
@@ -45,42 +43,37 @@ export class Sandbox {
   readonly origin: string;
   readonly socket: string;
   readonly env: Record<string, string>;
+  /** The sandbox's own tmux server, where its agents run. */
+  readonly tmuxServer = TmuxServer.fresh('e2e');
 
   private constructor(readonly dir: string) {
     this.paths = new OrangePaths(join(dir, 'home'));
     this.repo = join(dir, 'repo');
     this.origin = join(dir, 'origin.git');
-    this.socket = `orange-e2e-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+    this.socket = this.tmuxServer.socket;
     const { TMUX: _t, TMUX_PANE: _p, ORANGE_TASK_ID: _i, ORANGE_PROJECT: _j, ...inherited } = process.env;
     this.env = {
       ...(inherited as Record<string, string>),
-      ...GIT_ENV,
+      ...TEST_GIT_IDENTITY,
       ORANGE_HOME: this.paths.home,
       ORANGE_TMUX_SOCKET: this.socket,
     };
   }
 
   static async create(options: SandboxOptions = {}): Promise<Sandbox> {
-    const box = new Sandbox(await mkdtemp(join(tmpdir(), 'orange-e2e-')));
-    await box.git(box.dir, 'init', '-q', '--bare', '-b', 'main', box.origin);
-    await box.git(box.dir, 'clone', '-q', box.origin, box.repo);
-    await writeFile(join(box.repo, 'README.md'), '# sandbox\n');
-    await box.git(box.repo, 'checkout', '-q', '-b', 'main');
-    await box.git(box.repo, 'add', 'README.md');
-    await box.git(box.repo, 'commit', '-q', '-m', 'initial commit');
-    await box.git(box.repo, 'push', '-q', '-u', 'origin', 'main');
-    await box.git(box.repo, 'remote', 'set-head', 'origin', 'main');
+    const box = new Sandbox(await tempDir('e2e'));
+    await makeOrigin(box.origin, box.repo);
     await writeFile(
       join(box.dir, 'orange.config.mjs'),
       [
-        `import { command } from ${JSON.stringify(plugin('plugins/harness-command'))};`,
+        `import { command } from ${JSON.stringify(pluginUrl('plugins/harness-command'))};`,
         ...(options.config?.imports ?? []),
         'export default {',
         "  harness: 'scripted',",
         `  pollIntervalMs: ${options.pollIntervalMs ?? 30_000},`,
         "  logLevel: 'debug',",
         ...(options.config?.fields ?? []).map((f) => `  ${f},`),
-        `  plugins: [command({ name: 'scripted', worker: [${JSON.stringify(process.execPath)}, ${JSON.stringify(AGENT)}] }), ${(options.config?.plugins ?? []).join(', ')}],`,
+        `  plugins: [command({ name: 'scripted', worker: [${JSON.stringify(process.execPath)}, ${JSON.stringify(scriptedAgent)}] }), ${(options.config?.plugins ?? []).join(', ')}],`,
         '};',
         '',
       ].join('\n'),
@@ -103,15 +96,14 @@ export class Sandbox {
     return { code: result.exitCode ?? 1, stdout: String(result.stdout), stderr: String(result.stderr) };
   }
 
-  async git(cwd: string, ...args: string[]): Promise<string> {
-    const result = await execa('git', args, { cwd, env: { ...process.env, ...GIT_ENV } });
-    return String(result.stdout).trim();
+  /** Runs git in `cwd` with the test identity; returns its output, trimmed. */
+  git(cwd: string, ...args: string[]): Promise<string> {
+    return git(cwd, ...args);
   }
 
-  async tmux(...args: string[]): Promise<CliResult> {
-    const { TMUX: _t, TMUX_PANE: _p, ...env } = process.env;
-    const result = await execa('tmux', ['-L', this.socket, ...args], { reject: false, env: env as Record<string, string>, extendEnv: false });
-    return { code: result.exitCode ?? 1, stdout: String(result.stdout), stderr: String(result.stderr) };
+  /** Runs a tmux command on the sandbox's server; never throws. */
+  tmux(...args: string[]): Promise<CliResult> {
+    return this.tmuxServer.run(...args);
   }
 
   /** Creates a task through the CLI and returns its id. */
@@ -143,34 +135,31 @@ export class Sandbox {
    */
   async waitForStatus(id: string, status: string | readonly string[], timeoutMs = 30_000): Promise<Task> {
     const wanted = typeof status === 'string' ? [status] : status;
-    const deadline = Date.now() + timeoutMs;
     let last: Task | undefined;
-    while (Date.now() < deadline) {
-      try {
+    return waitFor(
+      `task ${id} to reach ${wanted.join('|')}`,
+      async () => {
         last = await this.task(id);
-        if (wanted.includes(last.meta.status) && ledgerStatus(await this.history(id)) === last.meta.status) return last;
-      } catch {
-        // The task may not exist yet.
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    const history = (await this.history(id)).map((e) => `${e.type} ${JSON.stringify(e)}`).join('\n');
-    throw new Error(`task ${id} did not reach ${wanted.join('|')} (is ${last?.meta.status}); history:\n${history}\nagent log:\n${await this.agentLog(id)}`);
+        return wanted.includes(last.meta.status) && ledgerStatus(await this.history(id)) === last.meta.status ? last : null;
+      },
+      {
+        timeoutMs,
+        everyMs: 100,
+        explain: async () => {
+          const history = (await this.history(id)).map((e) => `${e.type} ${JSON.stringify(e)}`).join('\n');
+          return `(it is ${last?.meta.status}); history:\n${history}\nagent log:\n${await this.agentLog(id)}`;
+        },
+      },
+    );
   }
 
   /** Waits until `predicate` holds, polling. */
   async waitFor(what: string, predicate: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      if (await predicate().catch(() => false)) return;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error(`timed out waiting for ${what}`);
+    await waitFor(what, predicate, { timeoutMs, everyMs: 100 });
   }
 
-  async windows(): Promise<string[]> {
-    const result = await this.tmux('list-windows', '-a', '-F', '#{session_name}:#{window_name}');
-    return result.code === 0 ? result.stdout.split('\n').filter(Boolean) : [];
+  windows(): Promise<string[]> {
+    return this.tmuxServer.windows();
   }
 
   /** Kills an agent the way a reboot would: no exit report, the window just disappears. */
@@ -208,48 +197,30 @@ export class Sandbox {
     const ids = (await readdir(join(this.paths.home, 'tasks', 'demo')).catch(() => [] as string[])).filter((name) => !name.startsWith('.'));
     const unended = new Map<string, string>();
     await this.endTasks(ids, unended);
-    await this.tmux('kill-server');
+    await this.tmuxServer.run('kill-server');
     // Notifications (those cancels' too) leave through the outbox's detached deliverer: it must be
     // done before its home goes, or its last writes would bring the home back.
     await this.waitFor('the notification outbox to drain', async () => (await readdir(this.paths.outboxDir).catch(() => [] as string[])).length === 0, 30_000).catch(
       () => undefined,
     );
-    const left = await this.processesEnd(ids, unended);
+    // A move in flight when the server was killed (an agent's request, an exit report whose rule
+    // spawns a reviewer) starts a new tmux server for its agent: while processes remain, cancel
+    // what is still running and kill that server too.
+    const left = await processesEnd(this.dir, ids, {
+      timeoutMs: CLEANUP_WAIT_MS,
+      sweep: async () => {
+        await this.endTasks([...unended.keys()], unended);
+        await this.tmuxServer.run('kill-server');
+      },
+    });
     for (const { pid } of left) signalProcess(pid);
-    await removeTmuxSocket(this.socket);
+    await this.tmuxServer.kill();
     await rm(this.dir, { recursive: true, force: true, maxRetries: left.length > 0 ? 5 : 0 });
     if (left.length > 0) {
       throw new Error(
         `sandbox cleanup: ${left.length} process(es) of the sandbox still ran ${CLEANUP_WAIT_MS / 1000} s after its tmux server was killed (then killed):\n${left.map((p) => `  ${p.pid} ${p.args}`).join('\n')}` +
           (unended.size > 0 ? `\ntasks whose cancel failed: ${[...unended].map(([id, error]) => `${id}: ${error}`).join('; ')}` : ''),
       );
-    }
-  }
-
-  /**
-   * Waits until no process of the sandbox runs for several scans in a row (an exit report can
-   * start just after a scan found none): the agent wrappers, exit reports and pipeline drivers
-   * (each carries `--task <id>`), and whatever works inside the sandbox (headless runs, a
-   * deliverer). Returns those still running at the deadline.
-   */
-  private async processesEnd(ids: readonly string[], unended: Map<string, string>): Promise<LiveProcess[]> {
-    const deadline = Date.now() + CLEANUP_WAIT_MS;
-    let clearScans = 0;
-    let nextSweep = Date.now() + SWEEP_EVERY_MS;
-    for (;;) {
-      const left = await processesOf(this.dir, ids);
-      clearScans = left.length === 0 ? clearScans + 1 : 0;
-      if (clearScans >= CLEAR_SCANS) return [];
-      if (Date.now() > deadline) return left;
-      if (left.length > 0 && Date.now() >= nextSweep) {
-        // A move in flight when the server was killed (an agent's request, an exit report whose
-        // rule spawns a reviewer) starts a new tmux server for its agent: cancel what is still
-        // running and kill that server too.
-        await this.endTasks([...unended.keys()], unended);
-        await this.tmux('kill-server');
-        nextSweep = Date.now() + SWEEP_EVERY_MS;
-      }
-      await new Promise((r) => setTimeout(r, 100));
     }
   }
 
@@ -269,7 +240,3 @@ export class Sandbox {
 
 /** How long the cleanup waits for the sandbox's processes to end once its tmux server is gone. */
 const CLEANUP_WAIT_MS = 20_000;
-/** Consecutive scans (100 ms apart) that must find none of them. */
-const CLEAR_SCANS = 3;
-/** While some remain: how often the cleanup cancels the tasks it could not and kills a new tmux server. */
-const SWEEP_EVERY_MS = 1_000;

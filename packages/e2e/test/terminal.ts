@@ -1,6 +1,5 @@
-import { execa } from 'execa';
 import { readFile } from 'node:fs/promises';
-import { removeTmuxSocket } from '@orange/test-support';
+import { TmuxServer, waitFor } from '@orange/test-support';
 import { CLI } from './sandbox.js';
 
 /** What a terminal needs of its world: the environment of its shell, where it starts, the log it prints on a failure. */
@@ -18,15 +17,14 @@ export const dash = (args = '', interval = 500): string => `CI=true node ${CLI} 
  * sandbox's), typed into with send-keys and read with capture-pane.
  */
 export class Terminal {
-  readonly socket = `orange-dash-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  private readonly server: TmuxServer;
 
-  constructor(private readonly box: TerminalHost) {}
+  constructor(private readonly box: TerminalHost) {
+    this.server = TmuxServer.fresh('dash', box.env);
+  }
 
-  async tmux(...args: string[]): Promise<string> {
-    const { TMUX: _t, TMUX_PANE: _p, ...env } = this.box.env;
-    const result = await execa('tmux', ['-L', this.socket, ...args], { reject: false, env, extendEnv: false });
-    if (result.exitCode !== 0) throw new Error(`tmux ${args.join(' ')} failed: ${String(result.stderr)}`);
-    return String(result.stdout);
+  tmux(...args: string[]): Promise<string> {
+    return this.server.out(...args);
   }
 
   /** A shell in a 120×40 pane (in the sandbox's repository unless `cwd` says), with the sandbox's environment. */
@@ -49,14 +47,15 @@ export class Terminal {
 
   /** Waits until the pane's shell is in the foreground again (the command typed last has exited). */
   async shellIsBack(timeoutMs = 30_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
     let command = '';
-    while (Date.now() < deadline) {
-      command = (await this.tmux('display-message', '-p', '-t', 'term', '#{pane_current_command}')).trim();
-      if (command === 'sh') return;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`the shell never came back (the pane runs ${command}); the screen:\n${await this.screen()}`);
+    await waitFor(
+      'the shell to come back',
+      async () => {
+        command = (await this.tmux('display-message', '-p', '-t', 'term', '#{pane_current_command}')).trim();
+        return command === 'sh';
+      },
+      { timeoutMs, explain: async () => `(the pane runs ${command}); the screen:\n${await this.screen()}` },
+    );
   }
 
   async screen(): Promise<string> {
@@ -65,14 +64,16 @@ export class Terminal {
 
   /** Waits for the screen to show `text` (a string or a pattern); a timeout prints the screen. */
   async screenShows(text: string | RegExp, timeoutMs = 30_000): Promise<string> {
-    const deadline = Date.now() + timeoutMs;
     let last = '';
-    while (Date.now() < deadline) {
-      last = await this.screen();
-      if (typeof text === 'string' ? last.includes(text) : text.test(last)) return last;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error(`the screen never showed ${String(text)}; it shows:\n${last}\norange log tail:\n${await this.logTail()}`);
+    await waitFor(
+      `the screen to show ${String(text)}`,
+      async () => {
+        last = await this.screen();
+        return typeof text === 'string' ? last.includes(text) : text.test(last);
+      },
+      { timeoutMs, everyMs: 100, explain: async () => `it shows:\n${last}\norange log tail:\n${await this.logTail()}` },
+    );
+    return last;
   }
 
   /** The row of the table that shows `branch` (rows start with the liveness icon). */
@@ -85,7 +86,6 @@ export class Terminal {
   }
 
   async close(): Promise<void> {
-    await this.tmux('kill-server').catch(() => undefined);
-    await removeTmuxSocket(this.socket);
+    await this.server.kill();
   }
 }

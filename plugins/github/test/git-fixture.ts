@@ -1,19 +1,11 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Orange, OrangePaths, newTaskMeta, noopActions, type Project, type Task } from '@orange/core';
-import { execa } from 'execa';
+import { git, makeOrigin, standInGh, tempDir, useTestGitIdentity, type GhAnswers } from '@orange/test-support';
 import { github } from '../src/index.js';
-import { standInGh, type GhAnswers } from './stand-in-gh.js';
 
 // CI has no global git config; the plugin's git children inherit this identity.
-Object.assign(process.env, {
-  GIT_AUTHOR_NAME: 'Orange Test',
-  GIT_AUTHOR_EMAIL: 'test@orange.invalid',
-  GIT_COMMITTER_NAME: 'Orange Test',
-  GIT_COMMITTER_EMAIL: 'test@orange.invalid',
-});
-
+useTestGitIdentity();
 
 export interface Fixture {
   root: string;
@@ -35,17 +27,11 @@ export interface Fixture {
 
 /** A bare `origin`, a clone as the project's repository, a temp ORANGE_HOME and a stand-in gh. */
 export async function gitFixture(options: { ghBin?: string } = {}): Promise<Fixture> {
-  const root = await mkdtemp(join(tmpdir(), 'orange-github-'));
+  const root = await tempDir('github');
   const origin = join(root, 'origin.git');
   const repo = join(root, 'repo');
-  const git = async (dir: string, ...args: string[]) => (await execa('git', ['-C', dir, ...args])).stdout.trim();
-  await execa('git', ['init', '--quiet', '--bare', '-b', 'main', origin]);
-  await execa('git', ['init', '--quiet', '-b', 'main', repo]);
-  await writeFile(join(repo, 'README.md'), '# demo\n');
-  await git(repo, 'add', '.');
-  await git(repo, 'commit', '--quiet', '-m', 'initial');
-  await git(repo, 'remote', 'add', 'origin', origin);
-  await git(repo, 'push', '--quiet', '-u', 'origin', 'main');
+  // origin/HEAD unset, as in a repository whose remote was added by hand.
+  await makeOrigin(origin, repo, { files: { 'README.md': '# demo\n' }, message: 'initial', originHead: false });
 
   const gh = await standInGh(root);
   const ghBin = gh.bin;
@@ -91,7 +77,7 @@ export async function gitFixture(options: { ghBin?: string } = {}): Promise<Fixt
     },
     async advanceOrigin(file = 'other.txt') {
       const other = join(root, `other-${Math.random().toString(36).slice(2)}`);
-      await execa('git', ['clone', '--quiet', origin, other]);
+      await git(root, 'clone', '--quiet', origin, other);
       await writeFile(join(other, file), 'elsewhere\n');
       await git(other, 'add', '.');
       await git(other, 'commit', '--quiet', '-m', `someone else: ${file}`);

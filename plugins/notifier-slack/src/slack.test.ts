@@ -1,5 +1,5 @@
+import { httpReceiver, type HttpReceiver } from '@orange/test-support';
 import { afterEach, describe, expect, it } from 'vitest';
-import { httpReceiver, type HttpReceiver } from '../../notifier-webhook/test/http-receiver.js';
 import { orangeBox, type OrangeBox } from '../../notifier-webhook/test/orange-box.js';
 import { slack, slackMessage } from './index.js';
 

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
+import { httpReceiver, type HttpReceiver } from '@orange/test-support';
 import { afterEach, describe, expect, it } from 'vitest';
-import { httpReceiver, type HttpReceiver } from '../test/http-receiver.js';
 import { orangeBox, type OrangeBox } from '../test/orange-box.js';
 import { postJson, redact, webhook } from './index.js';
 

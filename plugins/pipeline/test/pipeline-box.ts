@@ -1,7 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Orange, OrangePaths, definePlugin, type Actor, isOrangeError, pluginActions, type HeadlessResult, type Notification, type NotificationDelivery, type OrangePlugin, type TaskMeta, type TaskRef } from '@orange/core';
+import { Orange, OrangePaths, type Actor, isOrangeError, type HeadlessResult, type Notification, type NotificationDelivery, type OrangePlugin, type TaskMeta, type TaskRef } from '@orange/core';
+import { recordingActions, tempDir } from '@orange/test-support';
 import { pipeline } from '../src/pipeline.js';
 import type { PipelineOptions } from '../src/options.js';
 
@@ -45,7 +45,7 @@ export interface PipelineBox {
  * (the driver's): notifications wait in the outbox until `notifications.deliverOutbox()`.
  */
 export async function pipelineBox(options: PipelineOptions = {}, plan: Plan = {}, extra: OrangePlugin[] = [], delivery: NotificationDelivery = 'in-process'): Promise<PipelineBox> {
-  const home = await mkdtemp(join(tmpdir(), 'orange-pipeline-'));
+  const home = await tempDir('pipeline');
   const actions: string[] = [];
   const runs: string[] = [];
   const spawned: string[] = [];
@@ -55,15 +55,11 @@ export async function pipelineBox(options: PipelineOptions = {}, plan: Plan = {}
   const used: Record<string, number> = {};
   // The phase of the run in progress: command() is told it, result() is not.
   let currentPhase = '';
-  const stand = definePlugin({
+  const stand = recordingActions({
     name: 'stand-ins',
+    calls: actions,
+    effects: { spawn_agent: (ctx) => spawned.push(String(ctx.task.meta.harness)) },
     apply(orange) {
-      for (const a of pluginActions()) {
-        orange.hooks.actions.for(a).tapPromise('stand-ins', async (ctx) => {
-          actions.push(a);
-          if (a === 'spawn_agent') spawned.push(String(ctx.task.meta.harness));
-        });
-      }
       orange.registerHarness({
         name: 'h',
         excludes: [],

@@ -3,6 +3,7 @@
  * the way Orange spawns them, followed through a control-mode client.
  */
 import type { Runtime, Task, TerminalListener, TerminalSize, TerminalStream } from '@orange/core';
+import { waitFor } from '@orange/test-support';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { tmuxSandbox, type TmuxSandbox } from '../test/tmux-sandbox.js';
 import { TmuxClient } from './tmux-client.js';
@@ -101,12 +102,8 @@ function counted(screen: string, output: string): number[] {
 }
 
 /** Polls tmux every 25 ms until `check` holds: for what happens in tmux, which tells no one. */
-async function tmuxUntil(what: string, check: () => Promise<boolean>, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check().catch(() => false))) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+async function tmuxUntil(what: string, check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  await waitFor(what, check, { timeoutMs, everyMs: 25 });
 }
 
 /** A task whose worker runs `script` (sh -c), once the worker's window shows `ready` (when given). */

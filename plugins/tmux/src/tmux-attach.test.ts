@@ -1,17 +1,18 @@
-import { execa } from 'execa';
+import { TmuxServer, waitFor } from '@orange/test-support';
 import { afterEach, describe, expect, it } from 'vitest';
 import { attachInfo, switchAndWait } from './tmux-attach.js';
 import { TmuxClient } from './tmux-client.js';
 
-const servers: string[] = [];
+const servers: TmuxServer[] = [];
 afterEach(async () => {
-  for (const socket of servers.splice(0)) await execa('tmux', ['-L', socket, 'kill-server'], { reject: false });
+  for (const server of servers.splice(0)) await server.kill();
 });
 
 /** A fresh tmux server (its own socket) with a detached session `name`. */
 async function server(session: string, ...command: string[]): Promise<{ socket: string; client: TmuxClient; path: string }> {
-  const socket = `orange-attach-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
-  servers.push(socket);
+  const server = TmuxServer.fresh('attach');
+  servers.push(server);
+  const socket = server.socket;
   const client = new TmuxClient('tmux', socket);
   await client.run(['new-session', '-d', '-s', session, '-x', '100', '-y', '30', ...command]);
   const path = (await client.run(['display-message', '-p', '-t', session, '#{socket_path}'])).trim();
@@ -25,11 +26,7 @@ const outside = (): NodeJS.ProcessEnv => {
 
 /** Polls `check` every 20 ms until it holds (5 s at most). */
 async function until(what: string, check: () => Promise<boolean>): Promise<void> {
-  const end = Date.now() + 5_000;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await waitFor(what, check, { timeoutMs: 5_000, everyMs: 20 });
 }
 
 describe('attachInfo', () => {

@@ -1,8 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { execa } from 'execa';
+import { recordingActions, tempDir, TmuxServer, waitFor, type Held } from '@orange/test-support';
 import {
   Orange,
   OrangePaths,
@@ -36,15 +34,12 @@ export interface TmuxSandbox {
   cleanup(): Promise<void>;
 }
 
-/** Waits until `check` returns a truthy value, polling every 50 ms. */
-export async function eventually<T>(check: () => Promise<T | undefined | null | false>, timeoutMs = 5_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check().catch(() => undefined);
-    if (value) return value;
-    if (Date.now() > end) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+/**
+ * `waitFor` for the many waits of these tests that name nothing: a timeout quotes the check's own
+ * source as what was awaited (`async () => (await box.windows()).includes(…)`).
+ */
+export function eventually<T>(check: () => Promise<T>, timeoutMs = 5_000): Promise<Held<T>> {
+  return waitFor(String(check).replace(/\s+/g, ' '), check, { timeoutMs });
 }
 
 const FAKE_CLI = `import { appendFileSync } from 'node:fs';
@@ -59,25 +54,26 @@ appendFileSync(process.env.FAKE_CLI_LOG ?? new URL('./cli-calls.jsonl', import.m
 export async function tmuxSandbox(): Promise<TmuxSandbox> {
   delete process.env.TMUX;
   delete process.env.TMUX_PANE;
-  const home = await mkdtemp(join(tmpdir(), 'orange-tmux-'));
-  const socket = `orange-test-${process.pid}-${randomBytes(3).toString('hex')}`;
+  const home = await tempDir('tmux');
+  const server = TmuxServer.fresh('test');
+  const socket = server.socket;
   const cliEntry = join(home, 'fake-cli.mjs');
   await writeFile(cliEntry, FAKE_CLI);
   await chmod(cliEntry, 0o755);
   let script: AgentScript = () => ['sleep', '30'];
 
-  const support: OrangePlugin = {
+  const support = recordingActions({
     name: 'test-support',
-    apply(orange) {
-      orange.hooks.actions.for('acquire_workspace').tapPromise('test-support', async (ctx) => {
+    actions: ['release_workspace', 'spawn_next', 'delete_remote_branch'],
+    effects: {
+      async acquire_workspace(ctx) {
         if (ctx.task.meta.workspace) return;
         const dir = join(home, 'workspaces', `ws-${ctx.task.meta.id}`);
         await mkdir(dir, { recursive: true });
         await ctx.update({ workspace: dir });
-      });
-      for (const name of ['release_workspace', 'spawn_next', 'delete_remote_branch']) {
-        orange.hooks.actions.for(name).tapPromise('test-support', async () => undefined);
-      }
+      },
+    },
+    apply(orange) {
       orange.registerHarness({
         name: 'script',
         installed: async () => true,
@@ -85,15 +81,13 @@ export async function tmuxSandbox(): Promise<TmuxSandbox> {
         command: (request) => ({ argv: script(request), env: { TEST_HARNESS_VAR: 'from-harness' } }),
       });
     },
-  };
+  });
 
   const orange = await Orange.create(
     { defaults: false, harness: 'script', plugins: [tmux({ socketName: socket, submitDelayMs: 50 }), support] },
     { paths: new OrangePaths(home), cliEntry },
   );
   await orange.projects.add({ name: 'demo', path: join(home, 'repo'), default_branch: 'main' });
-
-  const run = async (...args: string[]) => (await execa('tmux', ['-L', socket, ...args])).stdout;
 
   return {
     home,
@@ -103,11 +97,8 @@ export async function tmuxSandbox(): Promise<TmuxSandbox> {
     setAgent(next) {
       script = next;
     },
-    tmux: run,
-    async windows() {
-      const result = await execa('tmux', ['-L', socket, 'list-windows', '-a', '-F', '#{session_name}:#{window_name}'], { reject: false });
-      return result.exitCode === 0 ? result.stdout.split('\n').filter(Boolean).sort() : [];
-    },
+    tmux: (...args) => server.out(...args),
+    windows: async () => (await server.windows()).sort(),
     async newTask(input = {}) {
       const { task } = await orange.engine.createTask({
         project: 'demo',
@@ -165,9 +156,7 @@ export async function tmuxSandbox(): Promise<TmuxSandbox> {
       return deferred;
     },
     async cleanup() {
-      await execa('tmux', ['-L', socket, 'kill-server'], { reject: false });
-      // tmux leaves the socket file of a killed server behind.
-      await rm(join(process.env.TMUX_TMPDIR || '/tmp', `tmux-${process.getuid?.() ?? 0}`, socket), { force: true });
+      await server.kill();
       // The killed panes' wrappers may still be writing their last exit report into the home
       // (ENOTEMPTY while removing it, seen once in a full run): retried until they are done.
       await rm(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
@@ -177,14 +166,7 @@ export async function tmuxSandbox(): Promise<TmuxSandbox> {
 
 /** No-op providers for the actions of the default workflow that the tmux plugin does not provide. */
 export function otherActions(): OrangePlugin {
-  return {
-    name: 'other-actions',
-    apply(orange) {
-      for (const name of ['acquire_workspace', 'release_workspace', 'spawn_next', 'delete_remote_branch']) {
-        orange.hooks.actions.for(name).tapPromise('other-actions', async () => undefined);
-      }
-    },
-  };
+  return recordingActions({ name: 'other-actions', actions: ['acquire_workspace', 'release_workspace', 'spawn_next', 'delete_remote_branch'] });
 }
 
 /** Reads an `env -0` dump written by an agent. */

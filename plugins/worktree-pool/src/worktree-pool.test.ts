@@ -2,12 +2,13 @@ import { existsSync } from 'node:fs';
 import { lstat, mkdir, readFile, readlink, rename, rm, rmdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { listProcesses, processesInside, TransitionRefused, type Orange, type Task, type WorkflowInput } from '@orange/core';
+import { git, useTestGitIdentity, waitFor } from '@orange/test-support';
 import { execa } from 'execa';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { commitFile, git, gitMaybe, poolSandbox, setGitIdentity, type PoolSandbox } from '../test/git-sandbox.js';
+import { commitFile, gitMaybe, poolSandbox, type PoolSandbox } from '../test/git-sandbox.js';
 import { worktreePool } from './index.js';
 
-beforeAll(setGitIdentity);
+beforeAll(useTestGitIdentity);
 
 let sandboxes: PoolSandbox[] = [];
 afterEach(async () => {
@@ -44,14 +45,6 @@ async function toReviewing(s: PoolSandbox, task: Task): Promise<{ project: strin
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function waitUntil(check: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await sleep(25);
-  }
-}
-
 async function running(pid: number): Promise<boolean> {
   return (await listProcesses()).some((p) => p.pid === pid && !p.zombie);
 }
@@ -65,7 +58,7 @@ async function leaveProcess(dir: string, taskId: string | null): Promise<number>
   const { ORANGE_TASK_ID: _, ...env } = process.env;
   await execa('sh', ['-c', 'setsid sleep 1000 > /dev/null 2>&1 &'], { cwd: dir, env: taskId === null ? env : { ...env, ORANGE_TASK_ID: taskId }, extendEnv: false });
   let pid = 0;
-  await waitUntil(async () => {
+  await waitFor(`a new process in ${dir}`, async () => {
     pid = ((await processesInside([dir]))?.get(dir) ?? []).find((p) => !before.has(p.pid))?.pid ?? 0;
     return pid > 0;
   });
@@ -218,7 +211,7 @@ describe('acquire_workspace', () => {
     expect(next.queuedReason).toBe('workspace pool for project demo is exhausted (0 of 1 in use, 1 more with processes still running in them); the task stays pending');
     expect(existsSync(s.orange.paths.workspaceDir('demo', 2))).toBe(false);
     process.kill(left, 'SIGKILL');
-    await waitUntil(async () => !(await running(left)));
+    await waitFor(`process ${left} to end`, async () => !(await running(left)));
     const started = await s.orange.engine.spawn({ project: 'demo', id: next.task.meta.id });
     expect(started.task.meta.workspace).toBe(wt);
   });
@@ -624,7 +617,6 @@ describe('the base a task is compared against ({base} in prompts)', () => {
     expect(await gitMaybe(s.repo, 'symbolic-ref', 'refs/remotes/origin/HEAD')).toBeNull();
     const task = await start(s.orange, { branch: 'feat/base' });
     const workspace = (await s.orange.store.read('demo', task.meta.id)).meta.workspace!;
-    setGitIdentity();
     await commitFile(workspace, 'change.txt', 'a change\n', 'the change');
     const prompt = await reviewerPrompt(s, task);
     expect(prompt).toContain('git diff origin/main...HEAD');

@@ -1,25 +1,12 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Orange, OrangePaths, setSection, type Task, type WorkflowInput } from '@orange/core';
+import { git, makeOrigin, tempDir } from '@orange/test-support';
 import { execa } from 'execa';
 import { worktreePool } from '../src/index.js';
 import type { WorktreePoolOptionsInput } from '../src/options.js';
 import { noopAgents } from './noop-agents.js';
 
-/** Test runs have no global git identity (CI); commits need one. */
-export function setGitIdentity(): void {
-  process.env.GIT_AUTHOR_NAME = 'Orange Test';
-  process.env.GIT_AUTHOR_EMAIL = 'test@orange.invalid';
-  process.env.GIT_COMMITTER_NAME = 'Orange Test';
-  process.env.GIT_COMMITTER_EMAIL = 'test@orange.invalid';
-}
-
-/** Runs git in `dir` and returns trimmed stdout. */
-export async function git(dir: string, ...args: string[]): Promise<string> {
-  const { stdout } = await execa('git', ['-C', dir, ...args]);
-  return stdout.trim();
-}
 
 /** Like `git`, but returns null instead of throwing when git exits non-zero. */
 export async function gitMaybe(dir: string, ...args: string[]): Promise<string | null> {
@@ -59,7 +46,7 @@ export interface SandboxOptions {
 
 /** A bare `origin`, a clone with one pushed commit registered as project `demo`, and an Orange on a temp home. */
 export async function poolSandbox(options: SandboxOptions = {}): Promise<PoolSandbox> {
-  const root = await mkdtemp(join(tmpdir(), 'orange-pool-'));
+  const root = await tempDir('pool');
   const home = join(root, 'home');
   const origin = join(root, 'origin.git');
   const repo = join(root, 'repo');
@@ -68,11 +55,8 @@ export async function poolSandbox(options: SandboxOptions = {}): Promise<PoolSan
     await git(repo, 'init', '-q', '-b', 'main');
     await commitFile(repo, 'README.md', '# demo\n', 'initial');
   } else {
-    await execa('git', ['init', '-q', '--bare', '-b', 'main', origin]);
-    await execa('git', ['clone', '-q', origin, repo]);
-    await git(repo, 'symbolic-ref', 'HEAD', 'refs/heads/main');
-    await commitFile(repo, 'README.md', '# demo\n', 'initial');
-    await git(repo, 'push', '-q', '-u', 'origin', 'main');
+    // No origin/HEAD, as a clone of an empty origin has none: the pool must do without it.
+    await makeOrigin(origin, repo, { files: { 'README.md': '# demo\n' }, message: 'initial', originHead: false });
   }
   const calls: string[] = [];
   const workflow = options.workflow ? { workflow: options.workflow } : {};

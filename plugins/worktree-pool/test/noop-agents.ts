@@ -1,4 +1,5 @@
 import type { Harness, OrangePlugin } from '@orange/core';
+import { recordingActions } from '@orange/test-support';
 
 /** Actions the built-in workflows name that other plugins provide; here they do nothing but count. */
 export const AGENT_ACTIONS = ['spawn_agent', 'spawn_reviewer', 'kill_session', 'kill_reviewer', 'notify_worker', 'delete_remote_branch'] as const;
@@ -13,15 +14,11 @@ export const fakeHarness: Harness = {
 
 /** Stands in for tmux and github: every agent action is a no-op recorded in `calls`. */
 export function noopAgents(calls: string[] = []): OrangePlugin {
-  return {
+  return recordingActions({
     name: 'noop-agents',
-    apply(orange) {
-      orange.registerHarness(fakeHarness);
-      for (const action of AGENT_ACTIONS) {
-        orange.hooks.actions.for(action).tapPromise('noop-agents', async (ctx) => {
-          calls.push(`${action}:${ctx.task.meta.id}`);
-        });
-      }
-    },
-  };
+    actions: AGENT_ACTIONS,
+    calls,
+    entry: (action, ctx) => `${action}:${ctx.task.meta.id}`,
+    apply: (orange) => orange.registerHarness(fakeHarness),
+  });
 }
