@@ -1,10 +1,8 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { defaultWorkflow, newTaskId, newTaskMeta, noopActions, Orange, OrangePaths, parseSections, type WorkflowInput } from '@orange/core';
-import { processAlive } from '@orange/test-support';
+import { processAlive, tempDir, waitFor } from '@orange/test-support';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BACK_TO_WORKING, CI_LINE, failedTest, passed, pastEscalation, prView, reactionEvents, reactionsBox, STUCK, waitFor, type ReactionsBox } from '../test/reactions-box.js';
+import { BACK_TO_WORKING, CI_LINE, failedTest, passed, pastEscalation, prView, reactionEvents, reactionsBox, STUCK, WAIT, type ReactionsBox } from '../test/reactions-box.js';
 import { reactions } from './index.js';
 
 let box: ReactionsBox | undefined;
@@ -105,10 +103,14 @@ describe('ci-failed', () => {
     expect(report.exits).toEqual([expect.objectContaining({ task: ref.id, role: 'worker', decision: 'crash' })]);
     expect(report.reactions).toEqual([{ task: ref.id, reaction: 'ci-failed', outcome: 'worker respawned with the feedback (attempt 1)' }]);
     // A new worker runs: a new pane in the worker window, a new agent process that started again.
-    const starts = await waitFor(async () => {
-      const all = await box!.starts(ref);
-      return all.length === 2 ? all : null;
-    }, `the worker of task ${ref.id} to start again`);
+    const starts = await waitFor(
+      `the worker of task ${ref.id} to start again`,
+      async () => {
+        const all = await box!.starts(ref);
+        return all.length === 2 ? all : null;
+      },
+      WAIT,
+    );
     const again = starts[1]!;
     expect(again.role).toBe('worker');
     expect(again.spawn).not.toBe(gone!.spawn);
@@ -168,7 +170,7 @@ describe('ci-failed', () => {
     // A worker started while the feedback waits is told of it.
     await box.stopWorker(ref);
     await box.orange.engine.respawn(ref);
-    const told = await waitFor(async () => (await box!.starts(ref))[1], 'the respawned worker to start');
+    const told = await waitFor('the respawned worker to start', async () => (await box!.starts(ref))[1], WAIT);
     expect(await box.prompt(ref, told.spawn)).toContain('Pull request feedback waits in ## Feedback');
     await box.orange.engine.writeSection(ref, 'Handoff', 'DONE: the empty email is rejected');
     const moved = await box.orange.engine.transition(ref, 'agent-review');
@@ -181,14 +183,14 @@ describe('ci-failed', () => {
     await box.stopWorker(ref);
     await box.orange.engine.writeSection(ref, 'Review', 'Verdict: FAIL\nThe email is not trimmed.');
     await box.orange.engine.transition(ref, 'working');
-    const later = await waitFor(async () => (await box!.starts(ref)).filter((s) => s.role === 'worker')[2], 'the worker started by the move back to working');
+    const later = await waitFor('the worker started by the move back to working', async () => (await box!.starts(ref)).filter((s) => s.role === 'worker')[2], WAIT);
     expect(await box.prompt(ref, later.spawn)).not.toContain('Pull request feedback waits');
   });
 
   it("knows a hand-over to review by the workflow's roles, whatever its states are called", async () => {
     // The default workflow with its worker's state called `coding` and its reviewer's `checking`.
     const renamed = JSON.parse(JSON.stringify(defaultWorkflow).replaceAll('"working"', '"coding"').replaceAll('"agent-review"', '"checking"')) as WorkflowInput;
-    const home = await mkdtemp(join(tmpdir(), 'orange-reactions-roles-'));
+    const home = await tempDir('reactions-roles');
     try {
       const orange = await Orange.create({ defaults: false, workflows: [{ ...renamed, name: 'renamed' }], plugins: [noopActions(), reactions()] }, { paths: new OrangePaths(home) });
       await orange.projects.add({ name: 'app', path: home, default_branch: 'main', workflow: 'renamed' });

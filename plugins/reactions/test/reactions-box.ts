@@ -1,21 +1,15 @@
-import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { chmod, mkdtemp, readdir, readFile, readlink, realpath, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, sep } from 'node:path';
+import { chmod, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { Monitor, newTaskMeta, newTaskId, noopActions, Orange, OrangePaths, type Notification, type OrangePlugin, type TaskRef } from '@orange/core';
 import { github } from '@orange/plugin-github';
 import { tmux } from '@orange/plugin-tmux';
-import { processAlive, removeTmuxSocket, signalProcess } from '@orange/test-support';
-import { standInGh, type GhAnswers } from '../../github/test/stand-in-gh.js';
+import { git, makeOrigin, processAlive, processesEnd, signalProcess, standInGh, tempDir, TmuxServer, waitFor, type GhAnswers } from '@orange/test-support';
 import { reactions } from '../src/index.js';
 import type { ReactionsOptionsInput } from '../src/options.js';
 
 export const PR = 'https://github.com/acme/app/pull/7';
 
-const run = promisify(execFile);
 const AGENT = fileURLToPath(new URL('./recording-agent.sh', import.meta.url));
 const FENCE = '[test fence';
 
@@ -60,16 +54,8 @@ export interface ReactionsBox {
   cleanup(): Promise<void>;
 }
 
-/** Polls `check` until it returns a truthy value; after `timeoutMs`, fails naming what it waited for. */
-export async function waitFor<T>(check: () => Promise<T | null | undefined | false>, what: string, timeoutMs = 15_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
+/** How long the box waits for an agent, a window or a line: real panes on a busy 2-core machine. */
+export const WAIT = { timeoutMs: 15_000, everyMs: 25 } as const;
 
 /**
  * Orange as it runs a pull request's reactions: the real tmux plugin on a tmux server of the box's
@@ -82,7 +68,7 @@ export async function waitFor<T>(check: () => Promise<T | null | undefined | fal
 export async function reactionsBox(options: ReactionsOptionsInput = {}): Promise<ReactionsBox> {
   delete process.env.TMUX;
   delete process.env.TMUX_PANE;
-  const root = await mkdtemp(join(tmpdir(), 'orange-reactions-'));
+  const root = await tempDir('reactions');
   try {
     return await openBox(root, options);
   } catch (error) {
@@ -93,25 +79,11 @@ export async function reactionsBox(options: ReactionsOptionsInput = {}): Promise
 }
 
 async function openBox(root: string, options: ReactionsOptionsInput): Promise<ReactionsBox> {
-  const socket = `orange-reactions-${process.pid}-${randomBytes(3).toString('hex')}`;
+  const server = TmuxServer.fresh('reactions');
   const origin = join(root, 'origin.git');
   const repo = join(root, 'repo');
   const records = join(root, 'agents');
-  // The box's own git calls read no user or system configuration, and commit as a fixed author.
-  const gitEnv = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'Test', GIT_AUTHOR_EMAIL: 'test@example.com', GIT_COMMITTER_NAME: 'Test', GIT_COMMITTER_EMAIL: 'test@example.com' };
-  const git = async (dir: string, ...args: string[]) => (await run('git', ['-C', dir, ...args], { env: gitEnv })).stdout.trim();
-  const tmuxRun = async (...args: string[]) => (await run('tmux', ['-L', socket, ...args])).stdout;
-  const tmuxAttempt = (...args: string[]) =>
-    run('tmux', ['-L', socket, ...args]).then(
-      (result) => ({ ok: true, stdout: result.stdout, stderr: result.stderr }),
-      (error: { stdout?: string; stderr?: string }) => ({ ok: false, stdout: error.stdout ?? '', stderr: error.stderr ?? String(error) }),
-    );
-
-  await git(root, 'init', '--quiet', '--bare', '--initial-branch=main', origin);
-  await git(root, 'clone', '--quiet', origin, repo);
-  await git(repo, 'symbolic-ref', 'HEAD', 'refs/heads/main');
-  await git(repo, 'commit', '--quiet', '--allow-empty', '-m', 'Initial commit');
-  await git(repo, 'push', '--quiet', '--set-upstream', 'origin', 'main');
+  await makeOrigin(origin, repo);
 
   const stand = await standInGh(root);
   const ghBin = join(root, 'gh');
@@ -139,7 +111,7 @@ exit "$code"
       harness: 'recording',
       plugins: [
         noopActions({ except: ['spawn_agent', 'spawn_reviewer', 'kill_session', 'kill_reviewer', 'notify_worker', 'delete_remote_branch'] }),
-        tmux({ socketName: socket, submitDelayMs: 50, transcripts: false }),
+        tmux({ socketName: server.socket, submitDelayMs: 50, transcripts: false }),
         github({ ghBin }),
         reactions(options),
         support,
@@ -160,7 +132,7 @@ exit "$code"
       });
   };
   const started = (ref: TaskRef, role: string, count = 1) =>
-    waitFor(async () => (await starts(ref)).filter((s) => s.role === role).length >= count, `start ${count} of the ${role} of task ${ref.id} (recorded by its agent)`);
+    waitFor(`start ${count} of the ${role} of task ${ref.id} (recorded by its agent)`, async () => (await starts(ref)).filter((s) => s.role === role).length >= count, WAIT);
   const workerTarget = async (ref: TaskRef) => {
     const session = (await orange.store.read(ref.project, ref.id)).meta.tmux_session;
     if (!session) throw new Error(`task ${ref.id} has no tmux session recorded`);
@@ -199,13 +171,17 @@ exit "$code"
     async heard(ref) {
       const fence = `${FENCE} ${++fences}]`;
       const target = await workerTarget(ref);
-      await tmuxRun('send-keys', '-t', target, '-l', fence);
-      await tmuxRun('send-keys', '-t', target, 'Enter');
-      const lines = await waitFor(async () => {
-        const text = await readFile(join(records, ref.id, 'worker.lines'), 'utf8').catch(() => '');
-        const all = text.split('\n');
-        return all.includes(fence) ? all : null;
-      }, `the worker of task ${ref.id} to read the line "${fence}" typed into its pane`);
+      await server.out('send-keys', '-t', target, '-l', fence);
+      await server.out('send-keys', '-t', target, 'Enter');
+      const lines = await waitFor(
+        `the worker of task ${ref.id} to read the line "${fence}" typed into its pane`,
+        async () => {
+          const text = await readFile(join(records, ref.id, 'worker.lines'), 'utf8').catch(() => '');
+          const all = text.split('\n');
+          return all.includes(fence) ? all : null;
+        },
+        WAIT,
+      );
       const from = read.get(ref.id) ?? 0;
       const at = lines.indexOf(fence);
       read.set(ref.id, at + 1);
@@ -218,57 +194,38 @@ exit "$code"
       if (!worker) throw new Error(`task ${ref.id} has no worker to stop`);
       const window = `${(await orange.store.read(ref.project, ref.id)).meta.tmux_session}:worker`;
       signalProcess(worker.pid, 'SIGTERM');
-      await waitFor(async () => {
-        const listed = await tmuxAttempt('list-windows', '-a', '-F', '#{session_name}:#{window_name}');
-        // A server left with no session answers "no current target" until it has exited: not settled yet.
-        if (!listed.ok) return /no server running|error connecting/i.test(listed.stderr);
-        return !listed.stdout.split('\n').includes(window);
-      }, `the worker window ${window} (agent pid ${worker.pid}) to close`);
-      await waitFor(async () => !processAlive(worker.pid), `the worker of task ${ref.id} (pid ${worker.pid}) to exit`);
+      await waitFor(
+        `the worker window ${window} (agent pid ${worker.pid}) to close`,
+        async () => {
+          const listed = await server.run('list-windows', '-a', '-F', '#{session_name}:#{window_name}');
+          // A server left with no session answers "no current target" until it has exited: not settled yet.
+          if (listed.code !== 0) return /no server running|error connecting/i.test(listed.stderr);
+          return !listed.stdout.split('\n').includes(window);
+        },
+        WAIT,
+      );
+      await waitFor(`the worker of task ${ref.id} (pid ${worker.pid}) to exit`, async () => !processAlive(worker.pid), WAIT);
     },
     async workerPane(ref) {
-      const listed = await tmuxAttempt('list-panes', '-t', await workerTarget(ref), '-F', '#{pane_pid}');
-      return listed.ok ? Number(listed.stdout.trim()) : null;
+      const listed = await server.run('list-panes', '-t', await workerTarget(ref), '-F', '#{pane_pid}');
+      return listed.code === 0 ? Number(listed.stdout.trim()) : null;
     },
-    async windows() {
-      const listed = await tmuxAttempt('list-windows', '-a', '-F', '#{session_name}:#{window_name}');
-      return listed.ok ? listed.stdout.split('\n').filter(Boolean).sort() : [];
-    },
+    windows: async () => (await server.windows()).sort(),
     git,
     gh: (answers) => stand.answer(answers),
     ghCalls: () => stand.calls(),
     pass: () => new Monitor(orange).pass(),
     async cleanup() {
       await orange.notifications.settle();
-      await tmuxAttempt('kill-server');
-      let left: LiveProcess[] = [];
-      const gone = await waitFor(async () => (left = await processesOf(root, socket)).length === 0, 'the tmux server, agents and wrappers of the box to exit', 10_000).catch(() => false);
-      if (!gone) for (const p of left) signalProcess(p.pid, 'SIGKILL');
-      // tmux leaves the socket file of a killed server behind.
-      await removeTmuxSocket(socket);
+      // Also removes the socket file tmux leaves behind.
+      await server.kill();
+      // The box's processes: working inside its folder (agents, wrappers) or naming its tmux server.
+      const left = await processesEnd(root, [server.socket], { timeoutMs: 10_000 });
+      for (const p of left) signalProcess(p.pid, 'SIGKILL');
       await rm(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
-      if (!gone) throw new Error(`processes outlived the test (killed now): ${left.map((p) => `${p.pid} ${p.args}`).join('; ')}`);
+      if (left.length > 0) throw new Error(`processes outlived the test (killed now): ${left.map((p) => `${p.pid} ${p.args}`).join('; ')}`);
     },
   };
-}
-
-interface LiveProcess {
-  readonly pid: number;
-  readonly args: string;
-}
-
-/** The box's live processes, from /proc: working inside `root` (agents, wrappers) or naming its tmux server. */
-async function processesOf(root: string, socket: string): Promise<LiveProcess[]> {
-  const dir = await realpath(root).catch(() => root);
-  const found: LiveProcess[] = [];
-  for (const name of await readdir('/proc')) {
-    const pid = Number(name);
-    if (!Number.isInteger(pid) || pid === process.pid) continue;
-    const args = (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).replace(/\0$/, '').split('\0').join(' ');
-    const cwd = await readlink(`/proc/${pid}/cwd`).catch(() => null);
-    if ((cwd !== null && (cwd === dir || cwd.startsWith(dir + sep))) || args.includes(socket)) found.push({ pid, args });
-  }
-  return found;
 }
 
 /** The reactions' history events of a task: [type, reaction, key]. */
@@ -280,7 +237,7 @@ export async function reactionEvents(b: ReactionsBox, id: string): Promise<unkno
 export async function pastEscalation(b: ReactionsBox, id: string, reaction: string, ms: number): Promise<void> {
   const fired = (await b.orange.store.history('app', id)).findLast((e) => e.type === 'reaction.fired' && e.reaction === reaction);
   if (!fired) throw new Error(`${reaction} has not fired for task ${id}`);
-  await waitFor(async () => Date.now() - Date.parse(fired.timestamp) > ms, `${ms} ms to pass since ${reaction} fired`);
+  await waitFor(`${ms} ms to pass since ${reaction} fired`, async () => Date.now() - Date.parse(fired.timestamp) > ms, WAIT);
 }
 
 // What a worker reads in its terminal: the reactions' lines, and the tmux plugin's notices of the moves they make.
