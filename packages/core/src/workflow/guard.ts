@@ -37,7 +37,10 @@ export function parseGuard(source: string): GuardParse {
 
 function parseLiteral(raw: string): GuardLiteral | undefined {
   // Past Number.MAX_VALUE (some 309 digits) a literal reads as ±Infinity, which guardsOverlap's intervals cannot hold.
-  if (NUMBER_PATTERN.test(raw)) return Number.isFinite(Number(raw)) ? Number(raw) : undefined;
+  if (NUMBER_PATTERN.test(raw)) {
+    const number = Number(raw);
+    return Number.isFinite(number) ? number : undefined;
+  }
   if (raw === 'true') return true;
   if (raw === 'false') return false;
   if (raw === 'null') return null;
