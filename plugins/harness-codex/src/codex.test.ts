@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Orange, OrangePaths, newTaskMeta, noopActions, type Harness, type HarnessRequest } from '@orange/core';
-import { execa } from 'execa';
+import { git } from '@orange/test-support';
 import { afterEach, describe, expect, it } from 'vitest';
 import { codex } from './index.js';
 
@@ -39,13 +39,12 @@ describe('codex harness', () => {
   it('respawns sandboxed to the worktree, with ORANGE_HOME and the repository git dir writable', async () => {
     const { h, home } = await harness();
     const repo = await tempDir();
-    const env = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' };
-    await execa('git', ['init', '-q', '-b', 'main', repo], { env });
+    await git(repo, 'init', '-q', '-b', 'main');
     await writeFile(join(repo, 'a.txt'), 'a');
-    await execa('git', ['-C', repo, 'add', '.'], { env });
-    await execa('git', ['-C', repo, 'commit', '-qm', 'init'], { env });
+    await git(repo, 'add', '.');
+    await git(repo, 'commit', '-qm', 'init');
     const ws = join(await tempDir(), 'ws');
-    await execa('git', ['-C', repo, 'worktree', 'add', '-q', '--detach', ws], { env });
+    await git(repo, 'worktree', 'add', '-q', '--detach', ws);
     const argv = h.command(request({ respawn: true, workspace: ws })).argv;
     expect(argv).toEqual(['codex', 'exec', '--sandbox', 'workspace-write', '--add-dir', home, '--add-dir', join(repo, '.git'), '--', 'do the task']);
     expect(argv).not.toContain('--dangerously-bypass-approvals-and-sandbox');

@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isOrangeError } from '@orange/core';
+import { TEST_GIT_IDENTITY } from '@orange/test-support';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MEMORY_DIR, parseMemoryEntry, type MemoryEntry } from './memory.js';
 import { entryFileName, forgetMemory, readMemory, recordMemory, selectMemory } from './memory-store.js';
@@ -12,10 +13,8 @@ afterEach(async () => {
   for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
 });
 
-const IDENTITY = { GIT_AUTHOR_NAME: 'T', GIT_AUTHOR_EMAIL: 't@t.invalid', GIT_COMMITTER_NAME: 'T', GIT_COMMITTER_EMAIL: 't@t.invalid' };
-
 function git(dir: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd: dir, encoding: 'utf8', env: { ...process.env, ...IDENTITY } }).trim();
+  return execFileSync('git', args, { cwd: dir, encoding: 'utf8', env: { ...process.env, ...TEST_GIT_IDENTITY } }).trim();
 }
 
 /** A repository with one commit on branch `task`, as a task's worktree is. */

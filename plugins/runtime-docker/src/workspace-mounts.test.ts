@@ -1,7 +1,7 @@
 import { mkdtemp, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execa } from 'execa';
+import { git } from '@orange/test-support';
 import { afterEach, describe, expect, it } from 'vitest';
 import { workspaceMounts } from './workspace-mounts.js';
 
@@ -14,8 +14,7 @@ afterEach(async () => {
 async function repoWithWorktree(): Promise<{ repo: string; worktree: string }> {
   dir = await realpath(await mkdtemp(join(tmpdir(), 'orange-docker-mounts-')));
   const repo = join(dir, 'repo');
-  const git = (cwd: string, ...args: string[]) => execa('git', args, { cwd, env: { GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
-  await execa('git', ['init', '-q', '-b', 'main', repo]);
+  await git(dir, 'init', '-q', '-b', 'main', repo);
   await writeFile(join(repo, 'a.txt'), 'a\n');
   await git(repo, 'add', 'a.txt');
   await git(repo, 'commit', '-q', '-m', 'first');
