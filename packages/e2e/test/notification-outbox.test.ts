@@ -6,26 +6,22 @@
  * together deliver each entry once, the one without the outbox's lock trying while the other holds it.
  */
 import { mkdir, mkdtemp, readdir, readFile, readlink, rm, stat, writeFile } from 'node:fs/promises';
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { NotificationOutbox, newTaskId, type Notification } from '@orange/core';
-import { httpReceiver, waitFor, type HttpReceiver, type ReceivedRequest, type Reply } from '@orange/test-support';
+import { httpReceiver, waitFor, type HttpReceiver, type Reply } from '@orange/test-support';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stuckNotification as notification } from '../../core/test/stuck-notification.js';
 import { CLI, pluginUrl, Sandbox } from './sandbox.js';
 
 let box: Sandbox | undefined;
 let hook: HttpReceiver | undefined;
-let holding: HoldingReceiver | undefined;
 afterEach(async () => {
   // The receiver first: a post it still holds open must fail so the deliverer can finish.
   await hook?.close();
-  await holding?.close();
   await box?.cleanup();
-  box = hook = holding = undefined;
+  box = hook = undefined;
 });
 
 /** The webhook's own time limit per attempt: a CLI call that waited for delivery would last at least this long. */
@@ -43,50 +39,6 @@ function boxPostingTo(url: string): Promise<Sandbox> {
       plugins: [`webhook({ url: ${JSON.stringify(url)}, timeoutMs: ${WEBHOOK_TIMEOUT_MS}, retries: 0 })`],
     },
   });
-}
-
-interface HoldingReceiver {
-  readonly url: string;
-  readonly requests: ReceivedRequest[];
-  /** When (Date.now()) the first post arrived. */
-  readonly firstPost: Promise<number>;
-  /** Answers the first post (200). */
-  release(): void;
-  close(): Promise<void>;
-}
-
-/**
- * A webhook receiver on 127.0.0.1 that answers every post at once but the first, which it holds
- * open until `release()`: the deliverer that sent it keeps the outbox's lock all that time.
- */
-async function holdingReceiver(): Promise<HoldingReceiver> {
-  const requests: ReceivedRequest[] = [];
-  let held: ServerResponse | undefined;
-  let arrived: (at: number) => void = () => undefined;
-  const firstPost = new Promise<number>((resolve) => (arrived = resolve));
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      if (requests.length > 1) return void res.writeHead(200).end('ok');
-      held = res;
-      arrived(Date.now());
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/hooks/orange-secret-path`,
-    requests,
-    firstPost,
-    release: () => void held?.writeHead(200).end('ok'),
-    async close() {
-      held?.destroy();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
 }
 
 /**
@@ -166,8 +118,9 @@ describe('notification delivery from one-shot CLI calls', () => {
   });
 
   it('two deliverers released together deliver each entry once: the one that finds the outbox taken delivers none', async () => {
-    holding = await holdingReceiver();
-    box = await boxPostingTo(holding.url);
+    // The first post is held open until released, and the deliverer that sent it keeps the outbox's lock.
+    box = await boxWithWebhook(['hang']);
+    const holding = hook!;
     const outbox = new NotificationOutbox(box.paths);
     const ids = Array.from({ length: 8 }, () => newTaskId());
     for (const id of ids) await outbox.put({ notification: notification(id), cwd: box.repo });
@@ -190,7 +143,7 @@ describe('notification delivery from one-shot CLI calls', () => {
     await Promise.all(gos.map((go) => writeFile(go, 'go')));
     // The first post is held, and with it the outbox's lock, until the other deliverer has ended
     // (it may end before the post is even sent): it cannot have run after the holder, only beside it.
-    const [idle, firstPostAt] = await within(30_000, 'the first post, and the other deliverer to end', Promise.all([Promise.race(runs), holding.firstPost]));
+    const [idle, firstPostAt] = await within(30_000, 'the first post, and the other deliverer to end', Promise.all([Promise.race(runs), holding.received(1).then(([first]) => first!.at)]));
     const releasedAt = Date.now();
     holding.release();
     const holder = (await Promise.all(runs))[1 - idle.n]!;

@@ -27,4 +27,18 @@ describe('httpReceiver', () => {
     receiver = undefined;
     expect(await answered).toBe('dropped');
   });
+
+  it("answers the requests it holds open ('hang') when released, and the others at once meanwhile", async () => {
+    receiver = await httpReceiver(['hang']);
+    const sentAt = Date.now();
+    const held = fetch(receiver.url, { method: 'POST', body: 'held' }).then((r) => ({ status: r.status, at: Date.now() }));
+    const [first] = await receiver.received(1);
+    expect(first!.at).toBeGreaterThanOrEqual(sentAt);
+    expect((await fetch(receiver.url, { method: 'POST', body: 'next' })).status).toBe(200);
+    const releasedAt = Date.now();
+    receiver.release();
+    const answer = await held;
+    expect(answer.status).toBe(200);
+    expect(answer.at).toBeGreaterThanOrEqual(releasedAt);
+  });
 });

@@ -6,6 +6,8 @@ export interface ReceivedRequest {
   readonly path: string;
   readonly headers: IncomingHttpHeaders;
   readonly body: string;
+  /** When it arrived whole (`Date.now()`). */
+  readonly at: number;
 }
 
 /** What the receiver does with request n (1-based): answer with a status, or never answer. */
@@ -16,12 +18,15 @@ export interface HttpReceiver {
   readonly requests: ReceivedRequest[];
   /** Resolves once `count` requests have arrived (each answered or held as told). */
   received(count: number): Promise<ReceivedRequest[]>;
+  /** Answers every request held open so far ('hang') with 200. */
+  release(): void;
   close(): Promise<void>;
 }
 
 /**
  * An HTTP server on 127.0.0.1 (a free port) recording every request. `replies[n]` tells it how to
- * answer the n-th request (default 200); 'hang' keeps that request open until the server closes.
+ * answer the n-th request (default 200); 'hang' keeps that request open until `release()` answers it
+ * or the server closes (the client sees the connection dropped).
  */
 export async function httpReceiver(replies: Reply[] = []): Promise<HttpReceiver> {
   const requests: ReceivedRequest[] = [];
@@ -31,7 +36,7 @@ export async function httpReceiver(replies: Reply[] = []): Promise<HttpReceiver>
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
       const reply = replies[requests.length - 1] ?? 200;
       if (reply === 'hang') held.push(res);
       else res.writeHead(reply, { 'content-type': 'text/plain' }).end(reply === 200 ? 'ok' : 'no');
@@ -47,8 +52,11 @@ export async function httpReceiver(replies: Reply[] = []): Promise<HttpReceiver>
       if (requests.length >= count) return Promise.resolve(requests.slice());
       return new Promise((resolve) => waiters.push({ count, resolve: () => resolve(requests.slice()) }));
     },
+    release() {
+      for (const res of held.splice(0)) res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+    },
     async close() {
-      for (const res of held) res.destroy();
+      for (const res of held.splice(0)) res.destroy();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
