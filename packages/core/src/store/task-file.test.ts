@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { OrangeError } from '../errors/errors.js';
-import type { Task } from '../task/task.js';
+import type { Task, TaskMeta } from '../task/task.js';
 import { OrangePaths } from './paths.js';
-import { newTaskMeta, parseTaskFile, serializeTask } from './task-file.js';
+import { newTaskMeta, parseFrontMatter, parseTaskFile, serializeMeta, serializeTask } from './task-file.js';
 import { TaskStore } from './task-store.js';
 
 const ID = 'AbCdEfGhIjKlMnOpQrStU';
@@ -81,7 +81,18 @@ describe('parseTaskFile refuses every front matter engine but YAML', () => {
 
   it('refuses a file with no front matter, naming the file', () => {
     const error = refusal(() => parseTaskFile('## Plan\n\nAPPROACH: x\n', FILE));
-    expect(error).toMatchObject({ code: 'E_FRONTMATTER', message: expect.stringContaining(FILE) });
+    expect(error).toMatchObject({ code: 'E_FRONTMATTER', message: `${FILE} has no YAML front matter (it must start with a "---" line)` });
+  });
+
+  it('refuses front matter that is never closed, naming the file', () => {
+    const error = refusal(() => parseTaskFile(`---\nid: ${ID}\nstatus: planning\n\n## Plan\n`, FILE));
+    expect(error).toMatchObject({ code: 'E_FRONTMATTER', message: `${FILE} has unterminated front matter (no closing "---" line)` });
+  });
+
+  it('refuses a field written twice (an agent adding a second status line) instead of taking either', () => {
+    const text = `---\nid: ${ID}\nproject: demo\nbranch: b\nstatus: planning\nstatus: done\ncreated_at: x\nupdated_at: x\n---\n`;
+    const error = refusal(() => parseTaskFile(text, FILE));
+    expect(error).toMatchObject({ code: 'E_FRONTMATTER', message: `${FILE} has malformed YAML front matter: duplicated mapping key (5:1)` });
   });
 
   it('refuses malformed YAML with E_FRONTMATTER, not a parser stack', () => {
@@ -91,13 +102,18 @@ describe('parseTaskFile refuses every front matter engine but YAML', () => {
     expect(error.message).not.toContain('\n');
   });
 
-  it('refuses front matter that is a YAML list instead of a mapping', () => {
-    expect(refusal(() => parseTaskFile('---\n- a\n- b\n---\n', FILE)).message).toContain('must be a YAML mapping');
+  it.each([
+    ['a list', '- a\n- b\n'],
+    ['a plain string', 'just some text\n'],
+    ['a number', '42\n'],
+  ])('refuses front matter that is %s instead of a mapping', (_, frontMatter) => {
+    const error = refusal(() => parseTaskFile(`---\n${frontMatter}---\n`, FILE));
+    expect(error).toMatchObject({ code: 'E_FRONTMATTER', message: `${FILE} front matter must be a YAML mapping` });
   });
 
-  it('refuses a missing required field, naming it', () => {
+  it('refuses a missing required field, naming it and saying what is wrong', () => {
     const error = refusal(() => parseTaskFile(`---\nid: ${ID}\nproject: demo\nbranch: b\ncreated_at: x\nupdated_at: x\n---\n`, FILE));
-    expect(error).toMatchObject({ code: 'E_FRONTMATTER', message: expect.stringContaining('"status"') });
+    expect(error).toMatchObject({ code: 'E_FRONTMATTER', message: `${FILE}: field "status" Invalid input: expected string, received undefined` });
   });
 });
 
@@ -109,6 +125,20 @@ describe('parseTaskFile reads plain --- YAML', () => {
     // Core-schema YAML keeps timestamps as the strings they were written as.
     expect(task.meta.created_at).toBe('2025-01-02T03:04:05.000Z');
     expect(task.body).toBe('## Plan\n\nAPPROACH: x\n');
+  });
+
+  it.each([
+    ['nothing', ''],
+    ['blank lines', '\n  \n'],
+    ['only a comment', '# nothing set yet\n'],
+  ])('reads front matter holding %s as no fields', (_, frontMatter) => {
+    expect(parseFrontMatter(frontMatter, FILE)).toEqual({});
+  });
+
+  it('drops only the one blank line after the closing line, keeping a body written without it whole', () => {
+    const head = `---\nid: ${ID}\nproject: demo\nbranch: b\nstatus: working\ncreated_at: x\nupdated_at: x\n---\n`;
+    expect(parseTaskFile(`${head}first line\nsecond line\n`, FILE).body).toBe('first line\nsecond line\n');
+    expect(parseTaskFile(`${head}\n\nafter two blank lines\n`, FILE).body).toBe('\nafter two blank lines\n');
   });
 
   it('accepts an opening line with trailing spaces', () => {
@@ -168,6 +198,27 @@ describe('serializeTask → parseTaskFile round trip', () => {
   it('is a fixed point: serializing what was parsed gives the same text', () => {
     const text = serializeTask(task({ summary: 'x', extra: 'y' }, '## Plan\n\nAPPROACH: x\n'));
     expect(serializeTask(parseTaskFile(text, FILE))).toBe(text);
+  });
+
+  it('ends the file with a newline when the body has none, and reads that newline back as part of the body', () => {
+    const text = serializeTask(task({}, 'no newline at the end'));
+    expect(text.endsWith('\n\nno newline at the end\n')).toBe(true);
+    expect(parseTaskFile(text, FILE).body).toBe('no newline at the end\n');
+  });
+
+  it('writes workflow fields after the known ones, in alphabetical order', () => {
+    const lines = serializeMeta(task({ zeta: 1, alpha: 'a', mid: true }, '').meta).split('\n');
+    expect(lines.slice(-4)).toEqual(['alpha: a', 'mid: true', 'zeta: 1', '']);
+  });
+
+  it('writes a known field left undefined as null', () => {
+    const meta = { ...task({}, '').meta, summary: undefined } as unknown as TaskMeta;
+    expect(serializeMeta(meta).split('\n')).toContain('summary: null');
+  });
+
+  it('writes a long summary on one line, as a person reads and edits it', () => {
+    const summary = `${'word '.repeat(40)}end`;
+    expect(serializeMeta(task({ summary }, '').meta).split('\n')).toContain(`summary: ${summary}`);
   });
 
   it('writes the known fields first, status near the top, so a person can read TASK.md', () => {

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
-import { lstat, readdir, readFile, readlink, rename, rmdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { link, lstat, mkdir, readdir, readFile, readlink, rename, rmdir, symlink, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sandbox, taskIn, type Sandbox } from '../../test/fixtures.js';
 import { moveLegacyTaskFile } from './task-layout.js';
@@ -54,11 +54,25 @@ describe('a task laid out by an older version (TASK.md beside state.json)', () =
   it('is moved once: a second move, or a move racing another, changes nothing', async () => {
     const ref = await taskIn(box, 'planning');
     await oldLayout(ref.id);
-    const moves = await Promise.all([1, 2, 3].map(() => moveLegacyTaskFile(box.orange.paths, 'demo', ref.id)));
+    const moves = await Promise.all([1, 2, 3, 4, 5, 6].map(() => moveLegacyTaskFile(box.orange.paths, 'demo', ref.id)));
     expect(moves).toContain(true);
     expect(await moveLegacyTaskFile(box.orange.paths, 'demo', ref.id)).toBe(false);
     expect((await lstat(box.orange.paths.taskFile('demo', ref.id))).isFile()).toBe(true);
     expect(await readlink(box.orange.paths.legacyTaskFile('demo', ref.id))).toBe(join('agent', 'TASK.md'));
+    // A move that found the old name already replaced removes the link it had prepared.
+    expect((await readdir(box.orange.paths.taskDir('demo', ref.id))).filter((name) => name.endsWith('.link'))).toEqual([]);
+  });
+
+  it('finishes a move another process left half done (TASK.md under both names)', async () => {
+    const ref = await taskIn(box, 'planning');
+    const legacy = await oldLayout(ref.id);
+    const moved = box.orange.paths.taskFile('demo', ref.id);
+    const text = await readFile(legacy, 'utf8');
+    await mkdir(dirname(moved));
+    await link(legacy, moved);
+    expect(await moveLegacyTaskFile(box.orange.paths, 'demo', ref.id)).toBe(true);
+    expect(await readlink(legacy)).toBe(join('agent', 'TASK.md'));
+    expect(await readFile(moved, 'utf8')).toBe(text);
   });
 
   it('never replaces a TASK.md already in agent/ with the old one', async () => {
@@ -66,8 +80,23 @@ describe('a task laid out by an older version (TASK.md beside state.json)', () =
     const legacy = box.orange.paths.legacyTaskFile('demo', ref.id);
     await writeFile(legacy, 'stale\n');
     const current = await readFile(box.orange.paths.taskFile('demo', ref.id), 'utf8');
-    await moveLegacyTaskFile(box.orange.paths, 'demo', ref.id);
+    // True: TASK.md is at the new place. The old file is left as it is, for a person to look at.
+    expect(await moveLegacyTaskFile(box.orange.paths, 'demo', ref.id)).toBe(true);
     expect(await readFile(box.orange.paths.taskFile('demo', ref.id), 'utf8')).toBe(current);
+    expect((await lstat(legacy)).isFile()).toBe(true);
+    expect(await readFile(legacy, 'utf8')).toBe('stale\n');
+  });
+
+  // agent/ leading into /proc (on every Linux) is a place no hard link can be made in. Whatever link's
+  // reason (ENOENT there, EXDEV across devices, EROFS on a read-only one), the old file must stay.
+  it.runIf(process.platform === 'linux')('refuses a move whose hard link fails, leaving TASK.md where it was', async () => {
+    const ref = await taskIn(box, 'planning');
+    const legacy = await oldLayout(ref.id);
+    const text = await readFile(legacy, 'utf8');
+    await symlink('/proc', box.orange.paths.agentDir('demo', ref.id));
+    await expect(moveLegacyTaskFile(box.orange.paths, 'demo', ref.id)).rejects.toMatchObject({ syscall: 'link' });
+    expect((await lstat(legacy)).isFile()).toBe(true);
+    expect(await readFile(legacy, 'utf8')).toBe(text);
   });
 
   it('a task whose TASK.md is gone from both places reads as it did (state of record, empty body)', async () => {

@@ -58,6 +58,18 @@ describe('reconcile', () => {
       { field: 'status', expected: 'agent-review', found: 'reviewing' },
     ]);
     expect(result.meta).toEqual(v3);
+    expect(result.stale).toBe(false);
+  });
+
+  it('takes free fields edited beside a forged one as edits, never as tampering', () => {
+    const result = reconcile(state, { ...v3, status: 'done', summary: 'edited by hand', effort: 'high' });
+    expect(result.tampered).toEqual([{ field: 'status', expected: 'agent-review', found: 'done' }]);
+    expect(result.meta).toEqual({ ...v3, summary: 'edited by hand', effort: 'high' });
+  });
+
+  it('reads a state that remembers no rendering: equal sealed fields are no tampering, free edits are taken', () => {
+    const bare: TaskState = { v: 1, meta: v3, renders: [], rendered: null };
+    expect(reconcile(bare, { ...v3, summary: 'edited by hand' })).toEqual({ meta: { ...v3, summary: 'edited by hand' }, tampered: [], stale: false });
   });
 
   it('sees a status line set back to an earlier status as tampering when the rest is newer', () => {
@@ -74,5 +86,15 @@ describe('reconcile', () => {
     const long = rendered(...many);
     expect(reconcile(long, many[1] as TaskMeta).stale).toBe(true);
     expect(reconcile(long, many[0] as TaskMeta).tampered.map((t) => t.field)).toEqual(['crash_count']);
+  });
+
+  it('remembers a rendering once however often it is rendered again, so repeats push no older one out', () => {
+    const many = Array.from({ length: RENDER_MEMORY }, (_, i) => meta({ crash_count: i }));
+    const last = many[RENDER_MEMORY - 1] as TaskMeta;
+    // Free fields are not part of a rendering's fingerprint: re-rendering after an edit to them is a repeat.
+    const repeats = Array.from({ length: RENDER_MEMORY }, (_, i) => ({ ...last, summary: `edit ${i}` }));
+    const long = rendered(...many, ...repeats);
+    expect(long.renders).toHaveLength(RENDER_MEMORY);
+    expect(reconcile(long, many[0] as TaskMeta)).toMatchObject({ tampered: [], stale: true });
   });
 });
