@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -55,5 +55,26 @@ describe('withLock', () => {
     await held;
     // One retry pause (at most 100 ms) and a busy machine's slack; a backed-off retry count waited seconds.
     expect(took - freed, `took the lock ${took - freed} ms after it was freed`).toBeLessThan(400);
+  });
+
+  it('holds the lock as a directory <path>.lock beside the path, gone once fn returns', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'orange-lock-'));
+    const path = join(dir, 'nested', 'thing');
+    const during = await withLock(path, 'the thing', async () => (await stat(`${path}.lock`)).isDirectory());
+    expect(during).toBe(true);
+    await expect(stat(`${path}.lock`)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('rethrows at once a failure to lock that is not another holder, without running fn', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'orange-lock-'));
+    // `<name>.lock` is one character over the 255 a file name may have: its mkdir fails, not for a holder.
+    const path = join(dir, 'x'.repeat(251));
+    let ran = false;
+    const started = Date.now();
+    const error = await withLock(path, 'the thing', async () => (ran = true), { waitMs: 10_000 }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'ENAMETOOLONG' });
+    expect(ran).toBe(false);
+    // Not retried until the wait was over, as a busy lock is.
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 });

@@ -121,10 +121,9 @@ export function readRegularFileSync(path: string, options: RegularFileOptions): 
 
 /** Where a symlink leads, if that is inside `within` (both resolved); refused otherwise. */
 function linkTarget(resolved: string | null, within: string, options: RegularFileOptions): string {
-  const inside = resolved === null ? null : relative(within, resolved);
-  if (resolved === null || inside === null || inside.startsWith('..') || isAbsolute(inside)) {
-    throw unreadable(options.what, 'it is a symlink that leads outside its task folder');
-  }
+  if (resolved === null) throw unreadable(options.what, 'it is a symlink that leads nowhere');
+  const inside = relative(within, resolved);
+  if (inside.startsWith('..') || isAbsolute(inside)) throw unreadable(options.what, 'it is a symlink that leads outside its task folder');
   return resolved;
 }
 
