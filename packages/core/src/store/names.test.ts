@@ -70,6 +70,11 @@ describe('project names', () => {
     expect(projectNameProblem(`${'b'.repeat(60)}.`)).toBe(`project name "${'b'.repeat(60)}…" (61 characters) must not end with "."`);
   });
 
+  it('quotes a refused name of exactly 60 characters whole', () => {
+    const name = `${'a'.repeat(59)}.`;
+    expect(projectNameProblem(name)).toBe(`project name "${name}" must not end with "."`);
+  });
+
   it('ProjectStore.add refuses a path-escaping name before writing projects.json', async () => {
     const home = await mkdtemp(join(tmpdir(), 'orange-names-'));
     try {
@@ -138,6 +143,23 @@ describe('branch names', () => {
   it.each(GOOD_BRANCHES)('accepts %j', (branch) => {
     expect(branchNameProblem(branch)).toBeNull();
     expect(assertBranchName(branch)).toBe(branch);
+  });
+
+  it.each([
+    ['-f', 'must not start with "-"'],
+    ['feature/', 'must not start or end with "/"'],
+    ['/feature', 'must not start or end with "/"'],
+    ['a..b', 'must not contain ".."'],
+    ['a//b', 'must not contain "//"'],
+    ['a@{b', 'must not contain "@{" or be "@"'],
+    ['@', 'must not contain "@{" or be "@"'],
+    ['a b', 'must not contain spaces, control characters or any of ~ ^ : ? * [ \\'],
+    ['a.', 'must not end with "."'],
+    ['a.lock/b', 'must not have a part ending with ".lock"'],
+    ['a/.b', 'must not have a part starting with "."'],
+    ['HEAD', 'must not be HEAD'],
+  ])('says which rule %j breaks', (branch, why) => {
+    expect(branchNameProblem(branch)).toBe(`branch name "${branch}" ${why}`);
   });
 
   it('createTask refuses a git-invalid branch and creates no task', async () => {

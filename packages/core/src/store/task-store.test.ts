@@ -1,9 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
-import { mkdir, readdir, readFile, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
+import { existsSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { cp, mkdir, readdir, readFile, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { errorOf, sandbox, taskIn, type Sandbox } from '../../test/fixtures.js';
+import { newTaskMeta } from './task-file.js';
+import { newTaskId } from './names.js';
+import { TaskStore } from './task-store.js';
 
 let box: Sandbox;
 beforeEach(async () => {
@@ -248,3 +251,238 @@ async function editInPlaceKeepingMtime(id: string, field: string, value: string)
   const after = statSync(file(id), { bigint: true });
   expect([after.ino, after.size, after.mtimeNs]).toEqual([before.ino, before.size, before.mtimeNs]);
 }
+
+describe('reading a task', () => {
+  // Orange makes its store without options: a reader waits 1.5 s for an editor that emptied TASK.md.
+  it('waits 1.5 s by default for an emptied TASK.md to be written again, then reports it', async () => {
+    const ref = await taskIn(box, 'planning');
+    await writeFile(file(ref.id), '');
+    const store = new TaskStore(box.orange.paths);
+    const started = Date.now();
+    const error = await errorOf(store.read('demo', ref.id));
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1400);
+    expect(error.code).toBe('E_FRONTMATTER');
+  }, 20_000);
+
+  // A monitor reads tasks all day: a descriptor left open per read would run it out of them.
+  it.runIf(process.platform === 'linux')('closes TASK.md after reading it', async () => {
+    const ref = await taskIn(box, 'planning');
+    await box.orange.store.read('demo', ref.id);
+    const opened = readdirSync('/proc/self/fd').map((fd) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${fd}`);
+      } catch {
+        return null;
+      }
+    });
+    expect(opened).not.toContain(realpathSync(file(ref.id)));
+  });
+});
+
+describe('finding a task by id', () => {
+  it('finds a task in whichever project holds it', async () => {
+    const ref = await taskIn(box, 'planning');
+    await mkdir(box.orange.paths.projectTasksDir('other'), { recursive: true });
+    await expect(box.orange.store.locate(ref.id)).resolves.toEqual({ project: 'demo', id: ref.id });
+    expect((await box.orange.store.find(ref.id)).meta).toMatchObject({ id: ref.id, project: 'demo', summary: 'a task in planning' });
+  });
+
+  it('refuses an id no project holds, also when a project has a file of that name', async () => {
+    await taskIn(box, 'planning');
+    await mkdir(box.orange.paths.projectTasksDir('other'), { recursive: true });
+    const id = newTaskId();
+    await writeFile(join(box.orange.paths.projectTasksDir('demo'), id), 'not a task');
+    await expect(box.orange.store.locate(id)).rejects.toMatchObject({ code: 'E_TASK_NOT_FOUND', message: `no task with id ${id}` });
+    await expect(box.orange.store.find(id)).rejects.toMatchObject({ code: 'E_TASK_NOT_FOUND' });
+  });
+});
+
+describe('writing a task', () => {
+  it('records a task created held as held in its first history event, and no held field otherwise', async () => {
+    const held = newTaskMeta({ id: newTaskId(), project: 'demo', branch: 'held-branch', status: 'planning', summary: 'held' });
+    const free = newTaskMeta({ id: newTaskId(), project: 'demo', branch: 'free-branch', status: 'planning', summary: 'free' });
+    await box.orange.store.create({ meta: held, body: '' }, { held: true });
+    await box.orange.store.create({ meta: free, body: '' });
+    const [createdHeld] = await box.orange.store.history('demo', held.id);
+    const [createdFree] = await box.orange.store.history('demo', free.id);
+    expect(createdHeld).toEqual({ type: 'task.created', status: 'planning', branch: 'held-branch', held: true, timestamp: expect.any(String) });
+    expect(createdFree).toEqual({ type: 'task.created', status: 'planning', branch: 'free-branch', timestamp: expect.any(String) });
+  });
+
+  it('write puts these exact fields and body on disk, stamping updated_at', async () => {
+    const ref = await taskIn(box, 'planning', { body: 'old body\n' });
+    const task = await box.orange.store.read('demo', ref.id);
+    const written = await box.orange.store.withTaskLock('demo', ref.id, () =>
+      box.orange.store.write({ meta: { ...task.meta, summary: 'rewritten', updated_at: '2000-01-01T00:00:00.000Z' }, body: 'new body\n' }),
+    );
+    expect(written.meta.summary).toBe('rewritten');
+    expect(written.meta.updated_at).not.toBe('2000-01-01T00:00:00.000Z');
+    const read = await box.orange.store.read('demo', ref.id);
+    expect(read).toEqual(written);
+    expect(read.body).toBe('new body\n');
+  });
+
+  it('removing a task that is not there is not an error', async () => {
+    await expect(box.orange.store.remove('demo', newTaskId())).resolves.toBeUndefined();
+  });
+});
+
+describe('restore', () => {
+  it('renders a hand-edited sealed field back from the state, keeping the body and the status', async () => {
+    const ref = await taskIn(box, 'planning', { body: 'kept\n' });
+    await editLine(ref.id, 'branch', 'release');
+    const restored = await box.orange.store.withTaskLock('demo', ref.id, () => box.orange.store.restore('demo', ref.id));
+    expect(restored.meta).toMatchObject({ branch: `orange-tasks/${ref.id}`, status: 'planning' });
+    expect(await readFile(file(ref.id), 'utf8')).toContain(`branch: orange-tasks/${ref.id}\n`);
+    const inspected = await box.orange.store.inspect('demo', ref.id);
+    expect(inspected.tampered).toEqual([]);
+    expect(inspected.task.meta.status).toBe('planning');
+    expect(inspected.task.body).toBe('kept\n');
+  });
+
+  it('writes the status it is given (the ledger\'s)', async () => {
+    const ref = await taskIn(box, 'planning');
+    const restored = await box.orange.store.withTaskLock('demo', ref.id, () => box.orange.store.restore('demo', ref.id, 'working'));
+    expect(restored.meta).toMatchObject({ id: ref.id, project: 'demo', status: 'working', summary: 'a task in planning' });
+    expect((await box.orange.store.read('demo', ref.id)).meta.status).toBe('working');
+  });
+
+  it('puts back a TASK.md that names another task (which a read refuses)', async () => {
+    const a = await taskIn(box, 'planning');
+    const b = await taskIn(box, 'planning');
+    await editLine(a.id, 'id', b.id);
+    await expect(box.orange.store.read('demo', a.id)).rejects.toMatchObject({ code: 'E_TAMPERED' });
+    const restored = await box.orange.store.withTaskLock('demo', a.id, () => box.orange.store.restore('demo', a.id));
+    expect(restored.meta.id).toBe(a.id);
+    expect((await box.orange.store.read('demo', a.id)).meta.id).toBe(a.id);
+  });
+});
+
+describe('setAsideUnreadableState', () => {
+  it('leaves a readable state, or a task without one, where it is', async () => {
+    const ref = await taskIn(box, 'planning');
+    expect(await box.orange.store.setAsideUnreadableState('demo', ref.id)).toBeNull();
+    expect(existsSync(box.orange.paths.taskStateFile('demo', ref.id))).toBe(true);
+    await rm(box.orange.paths.taskStateFile('demo', ref.id));
+    expect(await box.orange.store.setAsideUnreadableState('demo', ref.id)).toBeNull();
+  });
+
+  it('moves an unreadable state aside under a name with the time (no ":" or ".") and the task reads from TASK.md', async () => {
+    const ref = await taskIn(box, 'planning');
+    const state = box.orange.paths.taskStateFile('demo', ref.id);
+    await writeFile(state, '{ not json');
+    const aside = await box.orange.store.setAsideUnreadableState('demo', ref.id);
+    expect(aside?.slice(0, state.length)).toBe(state);
+    expect(aside?.slice(state.length)).toMatch(/^\.unreadable-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z$/);
+    expect(await readFile(aside ?? '', 'utf8')).toBe('{ not json');
+    expect(existsSync(state)).toBe(false);
+    expect((await box.orange.store.read('demo', ref.id)).meta).toMatchObject({ id: ref.id, status: 'planning' });
+  });
+});
+
+describe('task locks', () => {
+  it('says the task lock is held only inside withTaskLock, nested locks included', async () => {
+    const a = await taskIn(box, 'planning');
+    const b = await taskIn(box, 'planning');
+    const store = box.orange.store;
+    expect(store.holdsTaskLock('demo', a.id)).toBe(false);
+    await store.withTaskLock('demo', a.id, async () => {
+      expect(store.holdsTaskLock('demo', a.id)).toBe(true);
+      expect(store.holdsTaskLock('demo', b.id)).toBe(false);
+      await store.withTaskLock('demo', b.id, async () => {
+        expect([store.holdsTaskLock('demo', a.id), store.holdsTaskLock('demo', b.id)]).toEqual([true, true]);
+      });
+    });
+    expect(store.holdsTaskLock('demo', a.id)).toBe(false);
+  });
+
+  it('inside withoutLockWaits a busy task lock fails at once with E_LOCKED; outside it is waited for', async () => {
+    const ref = await taskIn(box, 'planning');
+    const store = box.orange.store;
+    let release = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let entered = () => {};
+    const inside = new Promise<void>((resolve) => (entered = resolve));
+    const holder = store.withTaskLock('demo', ref.id, async () => {
+      entered();
+      await released;
+    });
+    await inside;
+    // Were it waited for, this would wait for a holder that lets go only after it (the test times out).
+    const error = await errorOf(store.withoutLockWaits(() => store.withTaskLock('demo', ref.id, async () => 'ran')));
+    expect(error).toMatchObject({ code: 'E_LOCKED', message: `task ${ref.id} is busy (locked by another orange process); try again` });
+    const waiting = store.withTaskLock('demo', ref.id, async () => 'waited');
+    release();
+    await holder;
+    await expect(waiting).resolves.toBe('waited');
+  });
+
+  it('holds the project lock (tasks/<project>/.create.lock) while withProjectLock runs, and returns what it returns', async () => {
+    const lock = join(box.orange.paths.projectTasksDir('demo'), '.create.lock');
+    const value = await box.orange.store.withProjectLock('demo', async () => {
+      expect(existsSync(lock)).toBe(true);
+      return 42;
+    });
+    expect(value).toBe(42);
+    expect(existsSync(lock)).toBe(false);
+  });
+});
+
+describe('listing odd task folders', () => {
+  it('lists a task listed as written with no forged fields', async () => {
+    const ref = await taskIn(box, 'planning');
+    const { tasks } = await box.orange.store.list('demo');
+    expect(tasks).toEqual([{ meta: await box.orange.store.read('demo', ref.id).then((t) => t.meta), tampered: [] }]);
+  });
+
+  it('does not list an empty task folder (a create that got no further), not even as unreadable, on any listing', async () => {
+    const ref = await taskIn(box, 'planning');
+    await mkdir(box.orange.paths.taskDir('demo', newTaskId()));
+    for (let i = 0; i < 2; i++) {
+      const { tasks, unreadable } = await box.orange.store.list('demo');
+      expect(tasks.map((t) => t.meta.id)).toEqual([ref.id]);
+      expect(unreadable).toEqual([]);
+    }
+  });
+
+  it('lists a TASK.md at its old place that names another task as this task, with id forged', async () => {
+    const a = await taskIn(box, 'planning');
+    const b = await taskIn(box, 'planning');
+    const text = await readFile(file(a.id), 'utf8');
+    await writeFile(box.orange.paths.legacyTaskFile('demo', a.id), text.replace(`id: ${a.id}`, `id: ${b.id}`));
+    await rm(file(a.id));
+    const { tasks, unreadable } = await box.orange.store.list('demo');
+    expect(unreadable).toEqual([]);
+    expect(tasks.find((t) => t.meta.id === a.id)?.tampered).toContain('id');
+  });
+
+  it('lists no copy of a task kept under a folder that is not a task id or not a project name', async () => {
+    const ref = await taskIn(box, 'planning');
+    const dir = box.orange.paths.taskDir('demo', ref.id);
+    await cp(dir, join(box.orange.paths.projectTasksDir('demo'), `${ref.id}.bak`), { recursive: true });
+    await cp(dir, join(box.orange.paths.tasksDir, '.trash', ref.id), { recursive: true });
+    const { tasks, unreadable } = await box.orange.store.list();
+    expect(tasks.map((t) => t.meta.id)).toEqual([ref.id]);
+    expect(unreadable).toEqual([]);
+  });
+
+  it('skips a stray file named like a task id', async () => {
+    const ref = await taskIn(box, 'planning');
+    await writeFile(join(box.orange.paths.projectTasksDir('demo'), newTaskId()), 'x');
+    const { tasks, unreadable } = await box.orange.store.list('demo');
+    expect(tasks.map((t) => t.meta.id)).toEqual([ref.id]);
+    expect(unreadable).toEqual([]);
+  });
+
+  it('takes a project whose folder is a file as empty', async () => {
+    await mkdir(box.orange.paths.tasksDir, { recursive: true });
+    await writeFile(box.orange.paths.projectTasksDir('other'), 'x');
+    await expect(box.orange.store.list('other')).resolves.toEqual({ tasks: [], unreadable: [] });
+  });
+
+  it('reports a project folder that cannot be read instead of taking it as empty', async () => {
+    await mkdir(box.orange.paths.tasksDir, { recursive: true });
+    await symlink('loop', box.orange.paths.projectTasksDir('loop'));
+    await expect(box.orange.store.list('loop')).rejects.toMatchObject({ code: 'ELOOP' });
+  });
+});

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,6 +42,28 @@ describe('listTranscripts', () => {
     expect(found[0]?.file).toBe(paths.transcriptFile('demo', ID, 'worker', 'aaa'));
   });
 
+  // Linux's PATH_MAX (4096): a logs folder path just under it lists, but its files' paths are over it.
+  it.runIf(process.platform === 'linux')('skips a log file it cannot look at instead of failing the listing', async () => {
+    home = await mkdtemp(join(tmpdir(), 'orange-transcripts-'));
+    const tail = join('tasks', 'demo', ID, 'logs');
+    const filler = 4090 - home.length - tail.length - 2;
+    const parts = Array.from({ length: Math.ceil(filler / 201) }, (_, i) => 'd'.repeat(Math.min(200, filler - i * 201)));
+    const deep = join(home, ...parts);
+    const paths = new OrangePaths(deep);
+    const dir = paths.taskLogsDir('demo', ID);
+    expect(dir.length).toBeGreaterThan(4080);
+    expect(dir.length).toBeLessThan(4095);
+    await mkdir(dir, { recursive: true });
+    // Made from inside the folder: its full path is too long for any call that takes one.
+    execFileSync('touch', ['worker-aaa.log'], { cwd: dir });
+    try {
+      expect(await readdir(dir)).toEqual(['worker-aaa.log']);
+      expect(await listTranscripts(paths, 'demo', ID)).toEqual([]);
+    } finally {
+      execFileSync('rm', ['worker-aaa.log'], { cwd: dir });
+    }
+  });
+
   it('gives an empty list for a task with no logs directory', async () => {
     home = await mkdtemp(join(tmpdir(), 'orange-transcripts-'));
     expect(await listTranscripts(new OrangePaths(home), 'demo', ID)).toEqual([]);
@@ -55,5 +78,13 @@ describe('pruneTranscripts', () => {
     await put(dir, 'reviewer-r0.log', 'x', 200);
     await pruneTranscripts(paths, 'demo', ID, 'worker', 2);
     expect((await readdir(dir)).sort()).toEqual(['reviewer-r0.log', 'worker-w2.log', 'worker-w3.log']);
+  });
+
+  it('removes an old transcript of which only the rotated part is left', async () => {
+    const { paths, dir } = await logs();
+    await put(dir, 'worker-w0.log.1', 'x', 100);
+    await put(dir, 'worker-w1.log', 'x', 50);
+    await pruneTranscripts(paths, 'demo', ID, 'worker', 1);
+    expect(await readdir(dir)).toEqual(['worker-w1.log']);
   });
 });
