@@ -49,11 +49,8 @@ async function editLocked(mover: Mover, task: Task, changes: TaskEdit): Promise<
   }
   if (changes.branch !== undefined) {
     const wanted = changes.branch === null ? null : assertBranchName(changes.branch);
-    if (wanted !== null) {
-      const { tasks } = await mover.orange.store.list(ref.project);
-      const holder = await firstOpen(mover.orange, tasks.filter((t) => t.meta.id !== ref.id && t.meta.branch === wanted).map((t) => t.meta));
-      if (holder) throw new OrangeError('E_TASK_EXISTS', `branch ${wanted} already has task ${holder.id} (${holder.status})`);
-    }
+    // Before the provider renames anything in git.
+    if (wanted !== null) await refuseHeldBranch(mover, task, wanted);
     const provider = mover.orange.maybeSlot('workspaces');
     let branch: string;
     // The provider refuses a name that exists already, locally or on a remote: a task's branch is
@@ -65,6 +62,9 @@ async function editLocked(mover: Mover, task: Task, changes: TaskEdit): Promise<
       branch = wanted;
     }
     else throw new OrangeError('E_INVALID_INPUT', `task ${ref.id} has no worktree to read the branch from; name it: --branch NAME`);
+    // An adopted branch (one the agent switched to with git) may be a name a queued task holds
+    // without a worktree yet: no git branch of that name exists for the provider to find.
+    if (wanted === null && branch !== task.meta.branch) await refuseHeldBranch(mover, task, branch);
     if (branch !== task.meta.branch) patch.branch = branch;
   }
   const changed = Object.keys(patch);
@@ -74,6 +74,13 @@ async function editLocked(mover: Mover, task: Task, changes: TaskEdit): Promise<
   await mover.record(written, { type: 'task.updated', ...diff });
   mover.orange.log.info('task updated', { task: ref.id, ...diff });
   return { task: written, changed };
+}
+
+/** Refuses a branch name another open task has. */
+async function refuseHeldBranch(mover: Mover, task: Task, name: string): Promise<void> {
+  const { tasks } = await mover.orange.store.list(task.meta.project);
+  const holder = await firstOpen(mover.orange, tasks.filter((t) => t.meta.id !== task.meta.id && t.meta.branch === name).map((t) => t.meta));
+  if (holder) throw new OrangeError('E_TASK_EXISTS', `branch ${name} already has task ${holder.id} (${holder.status})`);
 }
 
 /**
