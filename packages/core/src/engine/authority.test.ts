@@ -1,6 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { filesOf, sandbox, taskIn, type Sandbox } from '../../test/fixtures.js';
 import type { OrangePlugin, Scm, TransitionRefusedEvent } from '../plugin/index.js';
+import { defaultWorkflow } from '../workflow/default.js';
+import { pipelineWorkflow } from '../workflow/pipeline.js';
+import { Workflow } from '../workflow/workflow.js';
+import { notYourMove, personCommand } from './authority.js';
 import { mergeTask } from './operations.js';
 
 let box: Sandbox | undefined;
@@ -115,5 +119,66 @@ describe('the workflow is the task\'s', () => {
     expect((await box.orange.engine.spawn({ project: 'demo', id: fresh.meta.id })).to).toBe('working');
     const { task: chosen } = await box.orange.engine.createTask({ project: 'demo', summary: 'picked', spawn: false, workflow: 'default' });
     expect(chosen.meta.workflow).toBe('default');
+  });
+});
+
+// The workflows' own structure only: which gates and actions exist does not matter to who may move.
+const standard = Workflow.load(defaultWorkflow);
+const pipeline = Workflow.load(pipelineWorkflow);
+
+describe('personCommand', () => {
+  it('names the command a person takes each move of the default workflow with', () => {
+    const command = (from: string, to: string) => personCommand(standard, from, to, 'T1');
+    expect(command('reviewing', 'done')).toBe('orange task merge T1');
+    expect(command('working', 'cancelled')).toBe('orange task cancel T1');
+    expect(command('pending', 'cancelled')).toBe('orange task cancel T1');
+    expect(command('reviewing', 'working')).toBe('orange task request-changes T1');
+    expect(command('pending', 'planning')).toBe('orange task spawn T1');
+    // Only the pair (initial → start) is a spawn, and only reviewing → working a request for changes.
+    expect(command('clarification', 'planning')).toBe('orange task move T1 planning');
+    expect(command('pending', 'working')).toBe('orange task move T1 working');
+    expect(command('planning', 'working')).toBe('orange task move T1 working');
+    expect(command('reviewing', 'stuck')).toBe('orange task move T1 stuck');
+    expect(command('stuck', 'reviewing')).toBe('orange task move T1 reviewing');
+  });
+
+  it('names the command a person takes each move of the pipeline with: stop and abandon are a cancel', () => {
+    const command = (from: string, to: string) => personCommand(pipeline, from, to, 'T1');
+    expect(command('created', 'classifying')).toBe('orange task spawn T1');
+    expect(command('executing', 'stopped')).toBe('orange task cancel T1');
+    expect(command('awaiting_clarification', 'stopped')).toBe('orange task cancel T1');
+    expect(command('stopped', 'failed')).toBe('orange task cancel T1');
+    expect(command('completed', 'failed')).toBe('orange task cancel T1');
+    // The circuit breaker's failed is no person's cancel.
+    expect(command('retrying', 'failed')).toBe('orange task move T1 failed');
+    expect(command('awaiting_clarification', 'classifying')).toBe('orange task clarify T1');
+    expect(command('stopped', 'executing')).toBe('orange task resume T1');
+    expect(command('stopped', 'classifying')).toBe('orange task resume T1');
+    expect(command('completed', 'done')).toBe('orange task merge T1');
+    expect(command('executing', 'verifying')).toBe('orange task move T1 verifying');
+  });
+});
+
+describe('notYourMove', () => {
+  it("names the person's command for the pair the move is from, not only its target", () => {
+    expect(notYourMove(standard, standard.between('reviewing', 'working'), 'agent', 'T1')).toBe(
+      "working is a person's move, not the task's agent's (orange task request-changes T1)",
+    );
+  });
+
+  it('names every actor but Orange that may take the move, and Orange by its own name', () => {
+    expect(notYourMove(standard, standard.between('stuck', 'reviewing'), 'orange', 'T1')).toBe(
+      "reviewing is the task's agent's or a person's move, not Orange's (orange task move T1 reviewing)",
+    );
+  });
+
+  it("calls a move only Orange takes Orange's own, taken by exit rules, hooks or the pipeline driver", () => {
+    expect(notYourMove(pipeline, pipeline.between('classifying', 'routing'), 'person', 'T1')).toBe(
+      "routing is Orange's own move, not a person's (exit rules, hooks or the pipeline driver take it)",
+    );
+  });
+
+  it("with no transition to go by, still answers (as Orange's own move) rather than failing", () => {
+    expect(notYourMove(standard, [], 'agent', 'T1')).toBe(" is Orange's own move, not the task's agent's (exit rules, hooks or the pipeline driver take it)");
   });
 });

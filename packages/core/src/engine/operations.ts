@@ -61,8 +61,9 @@ export async function checkCancel(orange: Orange, task: Task): Promise<CancelChe
   const workflow = await orange.workflowFor(task.meta);
   const move = cancelMove(workflow, task.meta.status);
   if (move === null) {
-    // No such transition: the engine refuses it, so the message is the transition's usual one.
-    await orange.engine.transition(ref, cancelStatus(workflow, task.meta.status), { cause: 'request', actor: 'person' });
+    // No such transition: the engine refuses it, so the message is the transition's usual one. Only
+    // from the status read: a task that moved meanwhile to one a cancel leaves is not cancelled unasked.
+    await orange.engine.transition(ref, cancelStatus(workflow, task.meta.status), { cause: 'request', actor: 'person', expectFrom: task.meta.status });
     throw new OrangeError('E_NOT_ALLOWED', `task ${ref.id} cannot be cancelled from ${task.meta.status}`);
   }
   return { ...move, question: cancelQuestion(task.meta, move.kind) };
