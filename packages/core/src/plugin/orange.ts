@@ -316,7 +316,7 @@ export interface ActionContext extends LockedTaskWrites {
   readonly from: string | null;
   readonly to: string;
   readonly cause: Cause;
-  /** Why the transition happens, when its caller said (a cancel, a budget stop, an exit rule); absent for create and respawn actions. */
+  /** Why the transition happens, when its caller said (a cancel, a budget stop, an exit rule); absent for create actions and a crashed agent's respawn; a restart after a failed start says why. */
   readonly reason?: string;
   readonly log: Logger;
   /** Appends a history event for this task. */
