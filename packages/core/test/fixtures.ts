@@ -1,3 +1,4 @@
+import { readdirSync, readlinkSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { expect } from 'vitest';
 import { tmpdir } from 'node:os';
@@ -115,4 +116,27 @@ export async function errorOf(promise: Promise<unknown>): Promise<OrangeError> {
   );
   expect(error).toBeInstanceOf(OrangeError);
   return error as OrangeError;
+}
+
+/** The records of `$ORANGE_HOME/orange.log` with message `msg`, fields and all (JSON lines, written synchronously). */
+export async function logRecords(box: Sandbox, msg: string): Promise<Array<Record<string, unknown>>> {
+  const text = await readFile(box.orange.paths.logFile, 'utf8').catch(() => '');
+  return text
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .filter((record) => record.msg === msg);
+}
+
+/** The file descriptors this process holds open on `path` (Linux: /proc/self/fd). */
+export function descriptorsOn(path: string): string[] {
+  const open: string[] = [];
+  for (const fd of readdirSync('/proc/self/fd')) {
+    try {
+      if (readlinkSync(`/proc/self/fd/${fd}`) === path) open.push(fd);
+    } catch {
+      // The descriptor readdir itself used, closed meanwhile.
+    }
+  }
+  return open;
 }

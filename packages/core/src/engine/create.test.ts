@@ -1,8 +1,8 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { errorOf, filesOf, sandbox, taskIn, type Sandbox } from '../../test/fixtures.js';
+import { errorOf, filesOf, logRecords, sandbox, taskIn, type Sandbox } from '../../test/fixtures.js';
 import { OrangeError } from '../errors/index.js';
 import { Orange } from '../orange.js';
 import type { OrangePlugin, Runtime } from '../plugin/index.js';
@@ -70,15 +70,6 @@ describe('createTask', () => {
   });
 });
 
-/** The log records with message `msg`, fields and all (the log is JSON lines, written synchronously). */
-async function logged(b: Sandbox, msg: string): Promise<Record<string, unknown>[]> {
-  const text = await readFile(b.orange.paths.logFile, 'utf8').catch(() => '');
-  return text
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => JSON.parse(line) as Record<string, unknown>)
-    .filter((r) => r.msg === msg);
-}
 
 /** The ledger of a task in the sandbox's project, timestamps left out. */
 async function ledger(b: Sandbox, id: string): Promise<Record<string, unknown>[]> {
@@ -205,7 +196,7 @@ describe('createTask, its defaults and what it writes', () => {
     ]);
     const plain = await box.orange.engine.createTask({ project: 'demo', summary: 'no issue', spawn: false, branch: 'feature/plain' });
     expect((await ledger(box, plain.task.meta.id)).map((e) => e.type)).toEqual(['task.created']);
-    expect((await logged(box, 'task created')).map(({ time: _, ...r }) => r)).toEqual([
+    expect((await logRecords(box, 'task created')).map(({ time: _, ...r }) => r)).toEqual([
       { level: 'info', component: 'core', msg: 'task created', task: task.meta.id, project: 'demo', status: 'pending', branch: task.meta.branch, issue: 'acme/app#12' },
       { level: 'info', component: 'core', msg: 'task created', task: plain.task.meta.id, project: 'demo', status: 'pending', branch: 'feature/plain' },
     ]);

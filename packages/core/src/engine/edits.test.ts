@@ -1,7 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { errorOf, filesOf, sandbox, taskIn, type Sandbox } from '../../test/fixtures.js';
-import type { LogRecord } from '../log/log.js';
+import { errorOf, filesOf, logRecords, sandbox, taskIn, type Sandbox } from '../../test/fixtures.js';
 import type { OrangePlugin, TaskRef, WorkspaceProvider } from '../plugin/index.js';
 import type { TaskMeta } from '../task/index.js';
 
@@ -14,15 +13,7 @@ function workspaces(extra: Partial<WorkspaceProvider>): OrangePlugin {
   return { name: 'fake-workspaces', apply: (orange) => orange.provide('workspaces', provider) };
 }
 
-/** The records of `$ORANGE_HOME/orange.log` with this message (what an operator reads with tail -f). */
-async function logged(msg: string): Promise<LogRecord[]> {
-  const text = await readFile(box.orange.paths.logFile, 'utf8').catch(() => '');
-  return text
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => JSON.parse(line) as LogRecord)
-    .filter((record) => record.msg === msg);
-}
+const logged = (msg: string) => logRecords(box, msg);
 
 /** History events after the first `skip` (those of the task's creation). */
 async function historySince(ref: TaskRef, skip: number): Promise<Array<Record<string, unknown>>> {

@@ -6,7 +6,7 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { sandbox, taskIn, type Sandbox } from '../../test/fixtures.js';
+import { logRecords, sandbox, taskIn, type Sandbox } from '../../test/fixtures.js';
 import type { OrangePlugin, Runtime, TaskRef } from '../plugin/index.js';
 import type { AgentRole, TaskMeta } from '../task/index.js';
 import { defaultWorkflow } from '../workflow/default.js';
@@ -97,15 +97,7 @@ async function historyTypes(ref: TaskRef): Promise<string[]> {
   return (await history(ref)).map((e) => e.type);
 }
 
-/** The records of orange.log with message `msg`. */
-async function logged(msg: string): Promise<Record<string, unknown>[]> {
-  const text = await readFile(box.orange.paths.logFile, 'utf8').catch(() => '');
-  return text
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as Record<string, unknown>)
-    .filter((r) => r.msg === msg);
-}
+const logged = (msg: string) => logRecords(box, msg);
 
 /** Changes TASK.md's status line by hand, as a person (or an agent) editing the file would. */
 async function forgeStatus(ref: TaskRef, from: string, to: string): Promise<() => Promise<void>> {

@@ -5,7 +5,7 @@
  */
 import { access, readFile, writeFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { errorOf, filesOf, sandbox, taskIn, type Sandbox } from '../../test/fixtures.js';
+import { errorOf, filesOf, logRecords, sandbox, taskIn, type Sandbox } from '../../test/fixtures.js';
 import { OrangeError } from '../errors/index.js';
 import type { OrangePlugin, TransitionRefusedEvent } from '../plugin/index.js';
 import { newTaskId } from '../store/index.js';
@@ -13,16 +13,8 @@ import { newTaskId } from '../store/index.js';
 let box: Sandbox | undefined;
 afterEach(async () => box?.cleanup());
 
-/** The log records with message `msg`, without their time (the log is JSON lines, written synchronously). */
-async function logged(b: Sandbox, msg: string): Promise<Record<string, unknown>[]> {
-  const text = await readFile(b.orange.paths.logFile, 'utf8').catch(() => '');
-  return text
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => JSON.parse(line) as Record<string, unknown>)
-    .filter((r) => r.msg === msg)
-    .map(({ time: _, ...r }) => r);
-}
+/** The log records with message `msg`, without their time. */
+const logged = async (b: Sandbox, msg: string) => (await logRecords(b, msg)).map(({ time: _, ...r }) => r);
 
 /** A plugin whose tap of `hook` throws, to show a lifecycle observer cannot change a move. */
 function throwingTap(hook: 'transitionRefused' | 'statusWritten' | 'hookFailed'): OrangePlugin {

@@ -1,8 +1,8 @@
-import { readdirSync, readlinkSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { descriptorsOn } from '../../test/fixtures.js';
 import { removeStaleTemps, writeFileAtomic, writeTemp } from './atomic.js';
 
 const dirs: string[] = [];
@@ -14,19 +14,6 @@ async function tempDir(): Promise<string> {
   const dir = await realpath(await mkdtemp(join(tmpdir(), 'orange-atomic-')));
   dirs.push(dir);
   return dir;
-}
-
-/** The file descriptors this process holds open on `path` (Linux: /proc/self/fd). */
-function fdsOn(path: string): string[] {
-  const open: string[] = [];
-  for (const fd of readdirSync('/proc/self/fd')) {
-    try {
-      if (readlinkSync(`/proc/self/fd/${fd}`) === path) open.push(fd);
-    } catch {
-      // The descriptor readdir itself used, closed meanwhile.
-    }
-  }
-  return open;
 }
 
 // Above any pid_max (at most 2^22): no process runs under it.
@@ -41,7 +28,7 @@ describe('writeTemp', () => {
     expect(basename(temp.path)).toMatch(new RegExp(`^\\.TASK\\.md\\.${process.pid}\\.[0-9a-f]{8}\\.tmp$`));
     expect(await readFile(temp.path)).toEqual(Buffer.from('nouveau: é€\n', 'utf8'));
     expect(await readFile(join(dir, 'TASK.md'), 'utf8')).toBe('old');
-    if (process.platform === 'linux') expect(fdsOn(temp.path)).toEqual([]);
+    if (process.platform === 'linux') expect(descriptorsOn(temp.path)).toEqual([]);
   });
 
   it('not backdated, records the mtime the write itself gave the file', async () => {

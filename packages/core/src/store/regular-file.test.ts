@@ -1,9 +1,10 @@
-import { existsSync, readdirSync, readlinkSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, open, realpath, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { descriptorsOn } from '../../test/fixtures.js';
 import { openRegularFile, readAll, readRegularFileSync, type RegularFileOptions } from './regular-file.js';
 
 const MB = 1024 * 1024;
@@ -37,18 +38,6 @@ const readers: [string, (path: string, options: RegularFileOptions) => Promise<s
   ['readRegularFileSync', async (path, options) => readRegularFileSync(path, options)?.text ?? null],
 ];
 
-/** The file descriptors this process holds open on `path` (Linux: /proc/self/fd). */
-function fdsOn(path: string): string[] {
-  const open: string[] = [];
-  for (const fd of readdirSync('/proc/self/fd')) {
-    try {
-      if (readlinkSync(`/proc/self/fd/${fd}`) === path) open.push(fd);
-    } catch {
-      // The descriptor readdir itself used, closed meanwhile.
-    }
-  }
-  return open;
-}
 
 describe.each(readers)('%s', (_name, read) => {
   it('reads a file of exactly maxBytes whole, across several chunks', async () => {
@@ -158,7 +147,7 @@ describe('readRegularFileSync', () => {
     const path = join(dir, 'state.json');
     await writeFile(path, '{}');
     expect(readRegularFileSync(path, opts(MB))?.text).toBe('{}');
-    expect(fdsOn(path)).toEqual([]);
+    expect(descriptorsOn(path)).toEqual([]);
   });
 });
 
