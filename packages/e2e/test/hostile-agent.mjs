@@ -12,7 +12,19 @@ import { parseSections, parseTaskFile, setSection } from '@orange/core';
 const env = process.env;
 const taskFile = env.ORANGE_TASK_FILE ?? 'TASK.md';
 const id = env.ORANGE_TASK_ID ?? 'unknown';
-const read = () => parseTaskFile(readFileSync(taskFile, 'utf8'), taskFile);
+// The reviewer writes TASK.md in place, as an editor does, while this worker polls it: a read may
+// catch it truncated. Read again until it parses (within a second), as Orange itself does.
+const pause = new Int32Array(new SharedArrayBuffer(4));
+const read = () => {
+  for (let tries = 0; ; tries++) {
+    try {
+      return parseTaskFile(readFileSync(taskFile, 'utf8'), taskFile);
+    } catch (error) {
+      if (tries >= 50) throw error;
+      Atomics.wait(pause, 0, 0, 20);
+    }
+  }
+};
 const write = (name, content) => writeFileSync(taskFile, setSection(readFileSync(taskFile, 'utf8'), name, content));
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const said = Object.fromEntries(
