@@ -140,3 +140,14 @@ export function descriptorsOn(path: string): string[] {
   }
   return open;
 }
+
+/** A plugin failing `action` with `error` before any other tap of it (the recording one included) runs. */
+export function failingAction(action: string, error: Error): OrangePlugin {
+  return {
+    name: `failing-${action}`,
+    apply: (orange) =>
+      orange.hooks.actions.for(action).tapPromise({ name: `failing-${action}`, stage: -10 }, async () => {
+        throw error;
+      }),
+  };
+}

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { errorOf, filesOf, logRecords, sandbox, taskIn, type Sandbox } from '../../test/fixtures.js';
+import { errorOf, failingAction, filesOf, logRecords, sandbox, taskIn, type Sandbox } from '../../test/fixtures.js';
 import { OrangeError } from '../errors/index.js';
 import { Orange } from '../orange.js';
 import type { OrangePlugin, Runtime } from '../plugin/index.js';
@@ -106,17 +106,6 @@ function fakeRuntime(alive: Set<string>): OrangePlugin {
     killSession: async () => true,
   };
   return { name: 'fake-runtime', apply: (orange) => orange.provide('runtime', runtime) };
-}
-
-/** A plugin failing `action` with `error` before the recording tap runs. */
-function failing(action: string, error: Error): OrangePlugin {
-  return {
-    name: `failing-${action}`,
-    apply: (orange) =>
-      orange.hooks.actions.for(action).tapPromise({ name: `failing-${action}`, stage: -10 }, async () => {
-        throw error;
-      }),
-  };
 }
 
 /** Each action's move as the action saw it (from, to, cause). */
@@ -390,7 +379,7 @@ describe('respawn', () => {
   });
 
   it("fails with the action's own code and error, flagging the task", async () => {
-    box = await sandbox({}, [failing('spawn_agent', new OrangeError('E_HARNESS', 'no harness named "claud" (known: claude)'))]);
+    box = await sandbox({}, [failingAction('spawn_agent', new OrangeError('E_HARNESS', 'no harness named "claud" (known: claude)'))]);
     const ref = await taskIn(box, 'working', { meta: { workspace: 'demo-1' } });
     const error = await errorOf(box.orange.engine.respawn(ref));
     expect(error.code).toBe('E_HARNESS');
@@ -403,7 +392,7 @@ describe('respawn', () => {
   });
 
   it('fails as E_RUNTIME when no failed action has a code, naming every failure', async () => {
-    box = await sandbox({}, [failing('acquire_workspace', new Error('git worktree add failed')), failing('spawn_agent', new Error('tmux is not running'))]);
+    box = await sandbox({}, [failingAction('acquire_workspace', new Error('git worktree add failed')), failingAction('spawn_agent', new Error('tmux is not running'))]);
     const ref = await taskIn(box, 'working');
     const error = await errorOf(box.orange.engine.respawn(ref));
     expect(error).toMatchObject({

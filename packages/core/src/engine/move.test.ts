@@ -5,7 +5,7 @@
  */
 import { access, readFile, writeFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { errorOf, filesOf, logRecords, sandbox, taskIn, type Sandbox } from '../../test/fixtures.js';
+import { errorOf, failingAction, filesOf, logRecords, sandbox, taskIn, type Sandbox } from '../../test/fixtures.js';
 import { OrangeError } from '../errors/index.js';
 import type { OrangePlugin, TransitionRefusedEvent } from '../plugin/index.js';
 import { newTaskId } from '../store/index.js';
@@ -23,17 +23,6 @@ function throwingTap(hook: 'transitionRefused' | 'statusWritten' | 'hookFailed')
     apply: (orange) =>
       orange.hooks[hook].tapPromise(`throwing-${hook}`, async () => {
         throw new Error(`${hook} observer crashed`);
-      }),
-  };
-}
-
-/** A plugin failing `action` with `error` before the recording tap runs. */
-function failing(action: string, error: Error): OrangePlugin {
-  return {
-    name: `failing-${action}`,
-    apply: (orange) =>
-      orange.hooks.actions.for(action).tapPromise({ name: `failing-${action}`, stage: -10 }, async () => {
-        throw error;
       }),
   };
 }
@@ -239,8 +228,8 @@ describe('actions that fail', () => {
       apply: (orange) => orange.hooks.hookFailed.tap('listener', (event) => void told.push({ action: event.action, error: event.error.message, status: event.task.meta.status })),
     };
     box = await sandbox({}, [
-      failing('kill_session', new OrangeError('E_RUNTIME', 'tmux is not running')),
-      failing('release_workspace', new Error('worktree is dirty')),
+      failingAction('kill_session', new OrangeError('E_RUNTIME', 'tmux is not running')),
+      failingAction('release_workspace', new Error('worktree is dirty')),
       listener,
       throwingTap('hookFailed'),
     ]);

@@ -1,7 +1,7 @@
 import { access, readFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { errorOf, filesOf, sandbox, taskIn, type Sandbox } from '../../test/fixtures.js';
-import type { OrangePlugin, Runtime, Scm, TaskRef, TransitionRefusedEvent } from '../plugin/index.js';
+import type { OrangePlugin, Runtime, Scm, TaskRef, TransitionOptions, TransitionRefusedEvent } from '../plugin/index.js';
 import { parseSections } from '../task/sections.js';
 import {
   cancelMove,
@@ -34,6 +34,24 @@ function freezer(frozen: { on: boolean }): OrangePlugin {
 }
 
 const REVIEWED = '## Review\n\nVerdict: FAIL\nthe flag is misnamed\n\n## Notes\n\nan earlier note\n';
+
+/**
+ * Moves the task to working right after the next read of it (another process acting between an
+ * operation's read and its lock); `files` is what the task's files were once it had moved.
+ */
+function movedAfterRead(b: Sandbox, ref: TaskRef, options: TransitionOptions): { files?: Awaited<ReturnType<typeof filesOf>> } {
+  const { engine } = b.orange;
+  const read = engine.readVerified.bind(engine);
+  const moved: { files?: Awaited<ReturnType<typeof filesOf>> } = {};
+  engine.readVerified = async (r) => {
+    const task = await read(r);
+    engine.readVerified = read;
+    await engine.transition(ref, 'working', options);
+    moved.files = await filesOf(b, ref);
+    return task;
+  };
+  return moved;
+}
 
 describe('requestChanges', () => {
   it('refused by a plugin veto, it changes nothing: TASK.md, its state and the history stay byte for byte', async () => {
@@ -68,20 +86,11 @@ describe('requestChanges', () => {
   it('refuses a task that left reviewing between its read and the lock, and changes nothing there', async () => {
     box = await sandbox();
     const ref = await taskIn(box, 'reviewing', { body: REVIEWED });
-    const { engine } = box.orange;
-    const read = engine.readVerified.bind(engine);
     // Another process (the monitor's CI reaction) moves the task right after this call read it.
-    let moved: Awaited<ReturnType<typeof filesOf>> | undefined;
-    engine.readVerified = async (r) => {
-      const task = await read(r);
-      engine.readVerified = read;
-      await engine.transition(ref, 'working', { cause: 'auto', reason: 'ci failed' });
-      moved = await filesOf(box!, ref);
-      return task;
-    };
+    const moved = movedAfterRead(box, ref, { cause: 'auto', reason: 'ci failed' });
     const refusal = await errorOf(requestChanges(box.orange, ref, 'rename the flag to --dry-run'));
     expect(refusal).toMatchObject({ code: 'E_ILLEGAL_TRANSITION', message: `working → working refused: task ${ref.id} moved to working meanwhile; changes are requested on a task in reviewing` });
-    expect(await filesOf(box, ref)).toEqual(moved);
+    expect(await filesOf(box, ref)).toEqual(moved.files);
   });
 
   it('without instructions only moves the task: the body stays as it was', async () => {
@@ -496,21 +505,12 @@ describe('mergeTask', () => {
     const seen = { merges: [], pulls: [] };
     box = await sandbox({}, [testScm(seen)]);
     const ref = await taskIn(box, 'reviewing');
-    const { engine } = box.orange;
-    const read = engine.readVerified.bind(engine);
     // A person in another terminal asks for changes right after this merge read the task.
-    let moved: Awaited<ReturnType<typeof filesOf>> | undefined;
-    engine.readVerified = async (r) => {
-      const task = await read(r);
-      engine.readVerified = read;
-      await engine.transition(ref, 'working', { actor: 'person' });
-      moved = await filesOf(box!, ref);
-      return task;
-    };
+    const moved = movedAfterRead(box, ref, { actor: 'person' });
     const refusal = await errorOf(mergeTask(box.orange, ref, { strategy: 'ff', local: true }));
     expect(refusal).toMatchObject({ code: 'E_NOT_ALLOWED', message: `task ${ref.id} moved to working meanwhile; nothing was merged` });
     expect(seen.merges).toEqual([]);
-    expect(await filesOf(box, ref)).toEqual(moved);
+    expect(await filesOf(box, ref)).toEqual(moved.files);
   });
 });
 
