@@ -1,15 +1,20 @@
 import { existsSync } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { CLI, Sandbox } from './sandbox.js';
 import { Terminal } from './terminal.js';
 import { browserMissing, BrowserSession } from './web-page.js';
 import { startWeb, type RunningWeb } from './web-server.js';
 
-// Screenshots go to $ORANGE_WEB_SCREENSHOTS (docs/images when refreshing the docs), else a temp folder.
+// Screenshots go to $ORANGE_WEB_SCREENSHOTS (docs/images when refreshing the docs), else a temp
+// folder that is kept only when a test failed (its screenshot explains the failure).
 const SHOTS = process.env.ORANGE_WEB_SCREENSHOTS ?? join(tmpdir(), `orange-web-shots-${process.pid}`);
+let failed = false;
+afterAll(async () => {
+  if (!process.env.ORANGE_WEB_SCREENSHOTS && !failed) await rm(SHOTS, { recursive: true, force: true });
+});
 const missing = browserMissing();
 if (missing) console.warn(`skipping the browser tests of orange web: ${missing}`);
 
@@ -19,6 +24,7 @@ let browser: BrowserSession | undefined;
 let term: Terminal | undefined;
 afterEach(async (context) => {
   // A failing test shows what the page and the server said.
+  if (context.task.result?.state === 'fail') failed = true;
   if (context.task.result?.state === 'fail' && browser) {
     const text = await browser.page.locator('body').innerText().catch((error: unknown) => String(error));
     const shot = await browser.screenshot(SHOTS, `failed-${context.task.name.slice(0, 40).replace(/\W+/g, '-')}`).catch(() => '(none)');
@@ -148,6 +154,27 @@ describe.skipIf(missing !== null)('orange web in a real browser, against real tm
     expect((await box.task(id)).meta.status).toBe('done');
     expect(await box.git(box.origin, 'log', '--format=%s', 'main')).toContain(`implement the task for task ${id}`);
     await expect.poll(() => page.getByTestId('task-status').textContent(), { timeout: 5_000 }).toContain('done');
+  });
+
+  it('opens the place asked for while the page was still loading, not the board', async () => {
+    box = await Sandbox.create();
+    const id = await box.createTask(['chore/early-link', 'asked for while loading', '--no-spawn']);
+    web = await startWeb(box);
+    browser = await BrowserSession.open();
+    const { page } = browser;
+    // The hash changes after the first render and before the page's effects run (they wait for a
+    // frame): its hashchange fires before the page listens, as when a test or a person follows a
+    // link the moment the page has loaded. Without the page's second look it stayed on the board.
+    await page.addInitScript((hash: string) => {
+      const window = globalThis as unknown as { document: { addEventListener(type: string, listener: () => void): void }; location: { hash: string } };
+      window.document.addEventListener('DOMContentLoaded', () => {
+        window.location.hash = hash;
+      });
+    }, `#/task/demo/${id}/task`);
+    await page.goto(web.url);
+    await page.getByTestId('task-summary').waitFor({ timeout: 10_000 });
+    expect(await page.getByTestId('task-summary').textContent()).toContain('asked for while loading');
+    expect(page.url()).toBe(`${web.base}/#/task/demo/${id}/task`);
   });
 
   it('shows every string from a task as text, never as HTML', async () => {

@@ -5,8 +5,14 @@ import { parseRoute, routeHash, type Route } from '../route';
 export function useRoute(): Route {
   const [route, setRoute] = useState<Route>(() => parseRoute(location.hash));
   useEffect(() => {
-    const changed = () => setRoute(parseRoute(location.hash));
+    const changed = () => {
+      const next = parseRoute(location.hash);
+      setRoute((current) => (routeHash(current) === routeHash(next) ? current : next));
+    };
     window.addEventListener('hashchange', changed);
+    // The hash may have changed between the first render and this effect (a link followed while
+    // the page still loads): its hashchange has fired already, so read it once more.
+    changed();
     return () => window.removeEventListener('hashchange', changed);
   }, []);
   return route;
