@@ -5,9 +5,10 @@
  * is true. Core never calls it itself: the runtime plugin (tmux's `spawn_agent` /
  * `spawn_reviewer`) does, so the end-to-end cases below tap those actions the same way.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { editSection, errorOf, recordingPlugin, sandbox, type Sandbox } from '../test/fixtures.js';
 import { OrangeError } from './errors/errors.js';
 import { Orange } from './orange.js';
@@ -43,11 +44,16 @@ function harnessPlugin(name: string, ...harnesses: Harness[]): OrangePlugin {
   };
 }
 
-/** An Orange with no disk use: resolveHarness reads only the config and the registry. */
+// resolveHarness reads only the config and the registry; the home gets only the log (a replaced
+// harness is logged), and goes with the file's tests.
+const home = mkdtempSync(join(tmpdir(), 'orange-harness-resolution-'));
+afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+/** An Orange whose home is only logged to. */
 function orangeWith(config: Record<string, unknown>, plugins: OrangePlugin[], defaultPlugins?: OrangePlugin[]): Promise<Orange> {
   return Orange.create(
     { ...config, plugins: [recordingPlugin([]), ...plugins] },
-    { paths: new OrangePaths(join(tmpdir(), 'orange-core-never-written')), ...(defaultPlugins ? { defaultPlugins: () => defaultPlugins } : {}) },
+    { paths: new OrangePaths(home), ...(defaultPlugins ? { defaultPlugins: () => defaultPlugins } : {}) },
   );
 }
 

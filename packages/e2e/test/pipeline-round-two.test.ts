@@ -1,7 +1,7 @@
-import { readdir } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { pipelineCalls, pipelineSandbox } from './pipeline-sandbox.js';
 import type { Sandbox } from './sandbox.js';
 
@@ -47,6 +47,7 @@ describe('pipeline, round two', () => {
     // A plugin that, as a person's cancel takes the task, lets the phase finish and waits until
     // the run's output is written: the driver then has the cost in hand and the lock held against it.
     const release = join('/tmp', `orange-cancel-race-${process.pid}-${Date.now()}`);
+    onTestFinished(() => rm(release, { force: true }));
     const plugin = join(here, 'cancel-race-plugin.mjs');
     box = await pipelineSandbox(
       { classify: [{ intent: 'bugfix', confidence: 0.9, cost: 0.01 }], fix: [{ cost: 0.5, waitFor: release }] },

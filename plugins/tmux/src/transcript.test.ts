@@ -2,12 +2,11 @@
  * Agent transcripts: tmux pipe-pane feeds each agent's terminal output to its wrapper, which keeps
  * it under the task's logs/ directory, capped and rotated.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { listTranscripts } from '@orange/core';
-import { execa } from 'execa';
+import { TmuxServer } from '@orange/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, tmuxSandbox, type TmuxSandbox } from '../test/tmux-sandbox.js';
 import { agentWrapperPath } from './dist-script-path.js';
@@ -91,17 +90,17 @@ describe('how many transcripts are kept', () => {
 describe('the pipe-pane command', () => {
   it('reaches a transcript path full of shell and tmux metacharacters intact', async () => {
     const dir = await mkdtemp(join(tmpdir(), "orange it's $HOME; #{pane_id} `x` "));
-    const socket = `orange-pipe-${process.pid}-${randomBytes(3).toString('hex')}`;
+    const server = TmuxServer.fresh('pipe');
     try {
       const file = join(dir, 'logs', "worker-a'b.log");
       await mkdir(join(dir, 'logs'));
       const wrapper = [process.execPath, agentWrapperPath(), '--project', 'demo', '--task', 'T'.repeat(21), '--role', 'worker', '--spawn', 'S1'];
       const transcript = ['--transcript', file, '--transcript-max', '4096', '--tmux', 'tmux'];
-      await execa('tmux', ['-L', socket, 'new-session', '-d', '-s', 't', ...wrapper, ...transcript, '--', 'sh', '-c', 'echo out-of-the-pane; sleep 30']);
+      await server.out('new-session', '-d', '-s', 't', ...wrapper, ...transcript, '--', 'sh', '-c', 'echo out-of-the-pane; sleep 30');
       const text = await eventually(() => readFile(file, 'utf8').then((t) => (t.includes('out-of-the-pane') ? t : null)));
       expect(text).toContain('out-of-the-pane');
     } finally {
-      await execa('tmux', ['-L', socket, 'kill-server'], { reject: false });
+      await server.kill();
       await rm(dir, { recursive: true, force: true });
     }
   });
