@@ -9,5 +9,12 @@ import { escapeTmuxFormat } from './tmux-escape.js';
  * formats in the command before the shell sees it.
  */
 export function transcriptPipeCommand(fifo: string): string {
-  return escapeTmuxFormat(`exec cat > ${shellWord(fifo)}`);
+  const path = shellWord(fifo);
+  // Never `cat > fifo` alone: opening a FIFO to write waits for a reader, and a wrapper killed
+  // before tmux's shell got there (SIGKILL, a starved CPU) leaves none, so the shell waited for
+  // ever, outliving the tmux server. Opened to read and write first (which never waits), the
+  // write end opens at once; that first descriptor is then closed, so a dead reader means SIGPIPE
+  // at the first write and the pane's end means EOF, as with a live one. No FIFO left (the wrapper
+  // is done with it): nothing to copy.
+  return escapeTmuxFormat(`[ -p ${path} ] && exec 3<>${path} && exec cat >${path} 3<&-`);
 }

@@ -6,11 +6,13 @@ import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { listTranscripts } from '@orange/core';
-import { TmuxServer } from '@orange/test-support';
+import { processAlive, TmuxServer } from '@orange/test-support';
+import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, tmuxSandbox, type TmuxSandbox } from '../test/tmux-sandbox.js';
 import { agentWrapperPath } from './dist-script-path.js';
 import { TranscriptFile } from './transcript-file.js';
+import { transcriptPipeCommand } from './transcript-pipe.js';
 
 let box: TmuxSandbox;
 
@@ -101,6 +103,42 @@ describe('the pipe-pane command', () => {
       expect(text).toContain('out-of-the-pane');
     } finally {
       await server.kill();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the pipe-pane command, when its wrapper is gone', () => {
+  // The wrapper SIGKILLed before tmux's shell opened the FIFO (seen on a busy machine): the FIFO is
+  // left with no reader. `exec cat > fifo` then waited in open() for ever, outliving the tmux server.
+  it.each([
+    ['the pane ends with nothing more printed (EOF)', ''],
+    ['the pane prints on (SIGPIPE)', 'more output\n'],
+  ])('ends when %s', async (_case, printed) => {
+    const dir = await mkdtemp(join(tmpdir(), 'orange-orphan-pipe-'));
+    const fifo = join(dir, 'worker-S1.log.pipe');
+    await execa('mkfifo', ['-m', '600', fifo]);
+    const shell = execa('sh', ['-c', transcriptPipeCommand(fifo)], { stdin: 'pipe', reject: false });
+    try {
+      // As tmux does: what the pane prints goes to the shell's input, and the pane's end closes it.
+      shell.stdin?.end(printed);
+      const ended = await Promise.race([shell.then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), 10_000))]);
+      expect(ended, `the pipe's shell (pid ${shell.pid}) still waits 10 s after its input ended: ${await readFile(`/proc/${shell.pid}/wchan`, 'utf8').catch(() => '?')}`).toBe(true);
+    } finally {
+      if (shell.pid !== undefined && processAlive(shell.pid)) shell.kill('SIGKILL');
+      await shell;
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('does nothing when the wrapper already removed its FIFO (no file is made in its place)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'orange-orphan-pipe-'));
+    try {
+      const fifo = join(dir, 'worker-S1.log.pipe');
+      const shell = await execa('sh', ['-c', transcriptPipeCommand(fifo)], { input: 'late output\n', reject: false, timeout: 10_000 });
+      expect(shell.timedOut).toBe(false);
+      expect(await readdir(dir)).toEqual([]);
+    } finally {
       await rm(dir, { recursive: true, force: true });
     }
   });
