@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TmuxServer } from './tmux-server.js';
 import { tmuxSocketFile } from './tmux-socket.js';
@@ -27,5 +28,14 @@ describe('TmuxServer', () => {
     expect(existsSync(tmuxSocketFile(server.socket))).toBe(false);
     expect((await server.run('list-sessions')).code).not.toBe(0);
     await expect(server.out('list-sessions')).rejects.toThrow(/^tmux list-sessions failed: /);
+  });
+
+  it("kill also removes the start-up lock tmux can leave beside the socket (a client cut short while starting the server)", async () => {
+    server = TmuxServer.fresh('test-support');
+    await server.out('new-session', '-d', '-s', 'work', 'sleep 60');
+    const lock = `${tmuxSocketFile(server.socket)}.lock`;
+    await writeFile(lock, '');
+    await server.kill();
+    expect(existsSync(lock), lock).toBe(false);
   });
 });

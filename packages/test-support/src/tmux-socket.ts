@@ -6,7 +6,12 @@ export function tmuxSocketFile(name: string, env: NodeJS.ProcessEnv = process.en
   return join(env.TMUX_TMPDIR || '/tmp', `tmux-${process.getuid?.() ?? 0}`, name);
 }
 
-/** Removes a killed server's socket file, which `kill-server` leaves behind (runs of a suite pile them up). */
+/**
+ * Removes a killed server's socket file, which `kill-server` leaves behind (runs of a suite pile
+ * them up), and the start-up lock beside it (`<socket>.lock`): tmux removes that once its server is
+ * up, but a client cut short while starting one, or two starting it at once, can leave it.
+ */
 export async function removeTmuxSocket(name: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  await rm(tmuxSocketFile(name, env), { force: true });
+  const file = tmuxSocketFile(name, env);
+  await Promise.all([rm(file, { force: true }), rm(`${file}.lock`, { force: true })]);
 }

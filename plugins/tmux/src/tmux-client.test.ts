@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, readlink, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { removeTmuxSocket } from '@orange/test-support';
+import { TmuxServer } from '@orange/test-support';
 import { describe, expect, it } from 'vitest';
 import { TmuxClient, typedText } from './tmux-client.js';
 import { escapeTmuxArgument, escapeTmuxFormat } from './tmux-escape.js';
@@ -32,8 +32,8 @@ describe('TmuxClient.argv', () => {
 
 describe('the tmux server a client starts', () => {
   it("works from / and carries no agent's identity, whoever starts it (an agent's call from its worktree)", async () => {
-    const socket = `orange-client-test-${process.pid}`;
-    const client = new TmuxClient('tmux', socket);
+    const server = TmuxServer.fresh('client-test');
+    const client = new TmuxClient('tmux', server.socket);
     const saved = { ...process.env };
     // An agent's own `orange` call: its task's identity in the environment.
     Object.assign(process.env, { ORANGE_TASK_ID: 'AgentTask000000000000', ORANGE_SPAWN_ID: 'spawn00001', ORANGE_ROLE: 'worker' });
@@ -48,8 +48,7 @@ describe('the tmux server a client starts', () => {
       const environ = (await readFile(`/proc/${pid}/environ`, 'utf8')).split('\0');
       expect(environ.filter((entry) => /^ORANGE_(TASK_ID|SPAWN_ID|ROLE)=/.test(entry))).toEqual([]);
     } finally {
-      await client.attempt(['kill-server']);
-      await removeTmuxSocket(socket);
+      await server.kill();
     }
   });
 });
