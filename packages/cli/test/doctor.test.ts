@@ -7,6 +7,7 @@ import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
+import { cannotRunHere, NOBODY, nobodyCannotRead } from '@orange/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, CliSandbox, root, type CliResult } from './cli-sandbox.js';
 
@@ -266,9 +267,11 @@ export default defineConfig({ plugins: [command({ name: 'gemini', worker: ['gemi
     expect(result.stderr, explain(result)).toBe('orange: reviewHarness "codex" is not installed on this machine (its agent CLI is not on PATH)');
   });
 
-  it('reports an ORANGE_HOME this user cannot write as its problem and exits 1', async () => {
+  it('reports an ORANGE_HOME this user cannot write as its problem and exits 1', async (context) => {
     // Root may write anywhere: as root, doctor runs as nobody, for whom the home is read-only.
     const asRoot = process.getuid?.() === 0;
+    const unreachable = asRoot ? nobodyCannotRead(CLI) : null;
+    if (unreachable) cannotRunHere(context, unreachable);
     const dir = await mkdtemp(join(tmpdir(), 'orange-doctor-home-'));
     try {
       await chmod(dir, 0o755);
@@ -281,7 +284,7 @@ export default defineConfig({ plugins: [command({ name: 'gemini', worker: ['gemi
         env: { PATH: env.PATH as string, HOME: dir, ORANGE_HOME: home, ORANGE_TMUX_SOCKET: box.socket },
         extendEnv: false,
         reject: false,
-        ...(asRoot ? { uid: 65534, gid: 65534 } : {}),
+        ...(asRoot ? NOBODY : {}),
       });
       const out = explain({ code: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) });
       expect(result.exitCode, out).toBe(1);

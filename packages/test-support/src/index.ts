@@ -17,3 +17,4 @@ export { recordingActions, type RecordingActionsOptions } from './recording-acti
 export { waitFor, type Held, type WaitOptions } from './wait-for.js';
 export { builtEntryUrl, orangeCli, pipelineAgent, repoRoot, scriptedAgent } from './repository.js';
 export { agentCli } from './agent-cli.js';
+export { cannotRunHere, NOBODY, nobodyCannotRead } from './cannot-run-here.js';

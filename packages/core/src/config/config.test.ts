@@ -12,7 +12,7 @@ import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { errorOf, recordingPlugin } from '../../test/fixtures.js';
+import { cannotRunHere, errorOf, NOBODY, nobodyCannotRead, recordingPlugin } from '../../test/fixtures.js';
 import { configSearchStart, ConfigSchema, configTimeoutMs, loadConfig, parseConfig } from './config.js';
 import { OrangeError } from '../errors/errors.js';
 import { Orange } from '../orange.js';
@@ -482,7 +482,9 @@ describe('an unusable ORANGE_HOME', () => {
     expect(error).toMatchObject({ code: 'E_HOME', message: expect.stringContaining('a part of its path is a file') });
   });
 
-  it('is refused when it is not writable (as root, checked by a process of user nobody: root may write anywhere)', async () => {
+  it('is refused when it is not writable (as root, checked by a process of user nobody: root may write anywhere)', async (context) => {
+    const unreachable = process.getuid?.() === 0 ? nobodyCannotRead(builtCore()) : null;
+    if (unreachable) cannotRunHere(context, unreachable);
     // A folder every user can reach (mkdtemp's are the owner's only), holding one nobody can write.
     const open = await mkdtemp(join(tmpdir(), 'orange-home-ro-'));
     try {
@@ -575,16 +577,21 @@ async function homeErrorAsUser(home: string): Promise<{ code?: string; message?:
     const error = await errorOf(Orange.create({ plugins: [recordingPlugin([])] }, { paths: new OrangePaths(home) }));
     return { code: error.code, message: error.message };
   }
-  const core = pathToFileURL(repositoryFile('packages/core/dist/index.js')).href;
+  const core = pathToFileURL(builtCore()).href;
   const script = `const { Orange, OrangePaths } = await import(${JSON.stringify(core)});
 try { await Orange.create({ plugins: [] }, { paths: new OrangePaths(${JSON.stringify(home)}) }); console.log('null'); }
 catch (error) { console.log(JSON.stringify({ code: error.code, message: error.message })); }`;
   const stdout = await new Promise<string>((done, fail) =>
-    execFile(process.execPath, ['--input-type=module', '-e', script], { uid: 65534, gid: 65534, cwd: '/', env: { PATH: process.env.PATH ?? '', HOME: '/' } }, (error, out, err) =>
+    execFile(process.execPath, ['--input-type=module', '-e', script], { ...NOBODY, cwd: '/', env: { PATH: process.env.PATH ?? '', HOME: '/' } }, (error, out, err) =>
       error ? fail(new Error(`the check as user nobody failed: ${error.message}\n${err}`)) : done(out),
     ),
   );
   return JSON.parse(stdout) as { code?: string; message?: string } | null;
+}
+
+/** The built core, which a process of another user imports. */
+function builtCore(): string {
+  return repositoryFile('packages/core/dist/index.js');
 }
 
 /** A file of the repository, found upwards from this test (which may run from a copy: mutation testing's sandbox). */

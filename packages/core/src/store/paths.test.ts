@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { OrangeError } from '../errors/index.js';
 import { OrangePaths } from './paths.js';
+import { cannotRunHere } from '../../test/fixtures.js';
 
 let dir: string;
 const undos: (() => Promise<void>)[] = [];
@@ -167,11 +168,7 @@ describe('checkHome', () => {
   it('refuses a home that is not writable, and a missing home whose nearest ancestor is not', async (context) => {
     const home = join(dir, 'read-only');
     await mkdir(home);
-    if (!(await makeUnwritable(home))) {
-      // Never silently in CI (docs/testing.md): there, a test that cannot run fails.
-      if (process.env.CI) throw new Error(`cannot make ${home} unwritable as root: chattr +i failed (a filesystem without immutable files?)`);
-      context.skip();
-    }
+    if (!(await makeUnwritable(home))) cannotRunHere(context, `cannot make ${home} unwritable as root: chattr +i failed (a filesystem without immutable files?)`);
     const error = await homeError(home);
     expect(error).toMatchObject({ code: 'E_HOME', message: refusal(home, 'is not writable'), details: { home } });
     const below = join(home, 'orange');
